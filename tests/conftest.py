@@ -1,0 +1,29 @@
+"""Shared fixtures of the project's own tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def run_notebooks(tmp_path):
+    """Run notebooks through the real Runner with a private cache; returns results by name."""
+    from verify.cache import Cache
+    from verify.runner import RunOptions, Runner
+
+    def run(*paths, refresh=False, timeout=60, use_cache=False, jobs=2):
+        runner = Runner(RunOptions(timeout=timeout, jobs=jobs, refresh=refresh, use_cache=use_cache),
+                        cache=Cache(tmp_path / "cache"))
+        results = runner.run([Path(p) for p in paths])
+        return {Path(r.path).stem: r for r in results}
+
+    return run

@@ -1,0 +1,220 @@
+"""Behaviour of the harness on fixture notebooks: one test per rule or fault class."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from nbfactory import code, md, write_notebook
+
+RUN_ALL = [sys.executable, str(ROOT / "tools" / "run_all.py")]
+
+
+def _saved_outputs(path, index):
+    return json.loads(Path(path).read_text())["cells"][index]["outputs"]
+
+
+def _set_stream_text(path, index, text):
+    data = json.loads(Path(path).read_text())
+    data["cells"][index]["outputs"][0]["text"] = [text]
+    Path(path).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def test_when_cells_hold_then_notebook_passes_and_each_cell_names_its_rule(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "ok.ipynb", [md("# t"), code("x = 1 + 1\nprint(x)"), code("x * 21")])
+    assert run_notebooks(nb, refresh=True)["ok"].ok
+    res = run_notebooks(nb)["ok"]
+    assert res.status == "passed"
+    assert [c.rule for c in res.cells] == ["outputs equal", "outputs equal"]
+    assert "".join(_saved_outputs(nb, 2)[0]["data"]["text/plain"]) == "42"
+
+
+def test_when_an_assert_fails_then_report_names_cell_number_id_and_traceback(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "bad.ipynb", [code("a = 1"), code("assert a == 2, 'a should be 2'"), code("print('after')")])
+    res = run_notebooks(nb)["bad"]
+    assert res.status == "failed"
+    failed = res.failures()
+    assert len(failed) == 1 and failed[0].index == 1 and failed[0].rule == "cell error"
+    report = res.report()
+    assert "cell 2 (id cell-2)" in report and "AssertionError" in report and "a should be 2" in report
+    assert res.cells[2].status == "not run"
+
+
+def test_when_saved_output_drifts_then_unified_diff_shows_saved_and_fresh(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "drift.ipynb", [code("print(6 * 7)")])
+    run_notebooks(nb, refresh=True)
+    _set_stream_text(nb, 0, "41\n")
+    res = run_notebooks(nb)["drift"]
+    cell = res.failures()[0]
+    assert cell.rule == "output drift"
+    assert "-41" in cell.detail and "+42" in cell.detail and "--- saved" in cell.detail
+
+
+def test_when_output_is_random_then_only_volatile_cells_pass(tmp_path, run_notebooks):
+    src = "import random\nprint(f'value {random.random():.6f}')"
+    a = write_notebook(tmp_path / "volatile.ipynb", [code(src, course={"volatile": True})])
+    b = write_notebook(tmp_path / "strict.ipynb", [code(src)])
+    run_notebooks(a, b, refresh=True)
+    res = run_notebooks(a, b)
+    assert res["volatile"].ok and "volatile numbers" in res["volatile"].cells[0].rule
+    assert res["strict"].failures()[0].rule == "output drift"
+
+
+def test_when_timing_and_address_appear_then_they_are_sanitized(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "san.ipynb", [code("import time\nt = time.perf_counter()\nprint(f'took {t:.4f} ms')\nprint(object())")])
+    run_notebooks(nb, refresh=True)
+    res = run_notebooks(nb)["san"]
+    assert res.ok, res.report()
+    assert "timing" in res.cells[0].rule and "address" in res.cells[0].rule
+
+
+def test_expected_raise_cases(tmp_path, run_notebooks):
+    same = write_notebook(tmp_path / "raises_same.ipynb", [code("x = 1\nx.device()", tags=["raises-exception"]), code("print('continues')")])
+    missing = write_notebook(tmp_path / "raises_missing.ipynb", [code("flag = True\nif flag:\n    raise KeyError('k')", tags=["raises-exception"])])
+    other = write_notebook(tmp_path / "raises_other.ipynb", [code("kind = 'key'\nraise {'key': KeyError, 'type': TypeError}[kind]('x')", tags=["raises-exception"])])
+    run_notebooks(same, missing, other, refresh=True)
+    # change the behaviour behind the saved outputs, as a JAX upgrade would
+    for path, old, new in [(missing, "flag = True", "flag = False"), (other, "kind = 'key'", "kind = 'type'")]:
+        Path(path).write_text(Path(path).read_text().replace(old, new))
+    res = run_notebooks(same, missing, other)
+    assert res["raises_same"].ok, res["raises_same"].report()
+    assert res["raises_same"].cells[1].status == "passed"
+    assert res["raises_missing"].failures()[0].rule == "expected error missing"
+    assert "KeyError" in res["raises_missing"].failures()[0].message
+    changed = res["raises_other"].failures()[0]
+    assert changed.rule == "error type changed" and "KeyError" in changed.message and "TypeError" in changed.message
+
+
+@pytest.mark.parametrize("crash", ["import os\nos._exit(3)", "import ctypes\nctypes.string_at(0)"], ids=["exit", "segfault"])
+def test_when_kernel_dies_then_cell_is_named_and_other_notebooks_still_run(tmp_path, run_notebooks, crash):
+    dead = write_notebook(tmp_path / "dead.ipynb", [code("print('before')"), code(crash), code("print('never')")])
+    fine = write_notebook(tmp_path / "fine.ipynb", [code("print('fine')")])
+    run_notebooks(fine, refresh=True)
+    res = run_notebooks(dead, fine)
+    assert res["dead"].status == "failed"
+    died = [c for c in res["dead"].failures() if c.rule == "kernel died"]
+    assert [c.index for c in died] == [1] and "died" in died[0].message
+    assert res["fine"].ok
+
+
+def test_when_a_cell_hangs_then_timeout_names_it_and_the_kernel_is_gone(tmp_path, run_notebooks):
+    pidfile = tmp_path / "kernel.pid"
+    nb = write_notebook(tmp_path / "hang.ipynb", [code(f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)")])
+    t0 = time.monotonic()
+    res = run_notebooks(nb, timeout=3)["hang"]
+    assert time.monotonic() - t0 < 40
+    failed = res.failures()[0]
+    assert failed.rule == "cell timeout" and failed.index == 0 and "3 s" in failed.message
+    _assert_process_gone(int(pidfile.read_text()))
+
+
+def _assert_process_gone(pid, wait=10.0):
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"kernel process {pid} is still alive")
+
+
+def test_when_json_is_malformed_then_message_gives_position_and_fix(tmp_path, run_notebooks):
+    bad = tmp_path / "broken.ipynb"
+    bad.write_text('{\n "cells": [\n  {"cell_type": "code",,}\n ]\n}\n')
+    res = run_notebooks(bad)["broken"]
+    assert res.status == "error"
+    assert "line 3 column" in res.message and "git checkout -- " in res.message
+
+
+def test_when_refreshed_twice_then_no_byte_changes_and_sources_stay(tmp_path, run_notebooks):
+    cells = [md("# 标题"), code("import time\nprint('耗时', round(time.perf_counter(), 3), 's')", course={"volatile": True}),
+             code("print('稳定')"), code("[].pop()", tags=["raises-exception"])]
+    nb = write_notebook(tmp_path / "round.ipynb", cells)
+    before = json.loads(nb.read_text())
+    assert run_notebooks(nb, refresh=True)["round"].refreshed
+    first = nb.read_bytes()
+    res = run_notebooks(nb, refresh=True)["round"]
+    assert res.ok and not res.refreshed
+    assert nb.read_bytes() == first
+    after = json.loads(first)
+    for b, a in zip(before["cells"], after["cells"]):
+        assert (a["source"], a["id"], a["metadata"]) == (b["source"], b["id"], b["metadata"])
+    assert [c.get("execution_count") for c in after["cells"]] == [None, 1, 2, 3]
+
+
+def test_when_refresh_run_fails_then_notebook_is_not_written(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "nowrite.ipynb", [code("print(1)"), code("1/0")])
+    original = nb.read_bytes()
+    assert not run_notebooks(nb, refresh=True)["nowrite"].ok
+    assert nb.read_bytes() == original
+
+
+def test_when_nothing_changed_then_cache_skips_and_edits_or_no_cache_rerun(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "cached.ipynb", [code("print('c')")])
+    run_notebooks(nb, refresh=True, use_cache=True)
+    assert run_notebooks(nb, use_cache=True)["cached"].status == "cached"
+    assert run_notebooks(nb, use_cache=False)["cached"].status == "passed"
+    nb.write_text(nb.read_text().replace("print('c')", "print('d')"))
+    assert run_notebooks(nb, use_cache=True)["cached"].status == "failed"
+
+
+def test_when_interrupted_during_refresh_then_file_is_untouched_and_kernel_stopped(tmp_path):
+    pidfile = tmp_path / "kernel.pid"
+    nb = write_notebook(tmp_path / "slow.ipynb", [code("print('first')"),
+                                                  code(f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)")])
+    original = nb.read_bytes()
+    proc = subprocess.Popen(RUN_ALL + [str(nb), "--refresh", "--no-cache"], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pidfile.exists(), "kernel never reached the slow cell"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert nb.read_bytes() == original
+    assert not list(tmp_path.glob("*.tmp-verify"))
+    _assert_process_gone(int(pidfile.read_text()))
+
+
+def test_cli_exit_codes_progress_and_json_report(tmp_path):
+    ok = write_notebook(tmp_path / "nbs" / "good.ipynb", [code("print('ok')")])
+    bad = write_notebook(tmp_path / "nbs" / "fail.ipynb", [code("raise ValueError('boom')")])
+    subprocess.run(RUN_ALL + [str(ok), "--refresh", "--no-cache"], check=True, capture_output=True, cwd=ROOT)
+    report = tmp_path / "report.json"
+    r = subprocess.run(RUN_ALL + [str(tmp_path / "nbs"), "--no-cache", "--json", str(report), "--jobs", "2"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1
+    assert "✔" in r.stderr and "good.ipynb" in r.stderr and "1 passed, 1 failed" in r.stderr
+    data = json.loads(report.read_text())
+    by_name = {Path(n["path"]).name: n for n in data["notebooks"]}
+    assert by_name["fail.ipynb"]["cells"][0]["rule"] == "cell error"
+    assert by_name["good.ipynb"]["cells"][0]["seconds"] >= 0 and data["environment"]["jax"] == "0.12.0.1"
+    r = subprocess.run(RUN_ALL + [str(tmp_path / "nbs"), "-k", "good"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    for args in ([str(tmp_path / "missing")], [str(tmp_path / "nbs"), "-k", "nomatch"], ["--jobs", "0"]):
+        r = subprocess.run(RUN_ALL + args, capture_output=True, text=True, cwd=ROOT)
+        assert r.returncode == 2 and "ERROR" in r.stderr, (args, r.stderr)
+
+
+def test_pytest_collects_each_notebook_as_an_item(pytester):
+    pytester.makeini("[pytest]\nverify_notebook_dirs = content\n")
+    write_notebook(pytester.path / "content" / "01_a.ipynb", [code("print(1)")])
+    write_notebook(pytester.path / "content" / "02_b.ipynb", [code("print(2)")])
+    write_notebook(pytester.path / "elsewhere" / "x.ipynb", [code("print(3)")])
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
+    out = result.stdout.str()
+    assert "01_a.ipynb::verify" in out and "02_b.ipynb::verify" in out and "x.ipynb" not in out
+    result = pytester.runpytest_subprocess("-k", "01", "-q", "--verify-no-cache")
+    result.assert_outcomes(failed=1, deselected=1)  # never refreshed: saved outputs are empty
+    assert "output drift" in result.stdout.str()

@@ -1,0 +1,191 @@
+"""Run one notebook in a fresh kernel, decide every cell, and optionally refresh the file.
+
+This module imports no pytest: the CLI, the worker and the pytest plugin all call it.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+from . import cells as C
+from .compare import error_name, same_outputs
+from .errors import EnvironmentProblem, VerifyError
+from .normalize import ANSI
+from .notebook_io import dumps_notebook, load_notebook, write_atomic
+from .results import FAILED, NB_ERROR, NB_FAILED, NB_PASSED, NOT_RUN, PASSED, CellResult, NotebookResult
+
+DEFAULT_KERNEL = "jax-study"
+
+
+def ensure_kernel(kernel_name: str) -> None:
+    """Raise EnvironmentProblem when the kernelspec is not installed."""
+    try:
+        KernelSpecManager().get_kernel_spec(kernel_name)
+    except NoSuchKernel as exc:
+        raise EnvironmentProblem.no_kernel(kernel_name) from exc
+
+
+def _head(cell) -> str:
+    first = C.source_text(cell).strip().splitlines()
+    return first[0][:100] if first else ""
+
+
+def _traceback(outputs) -> str:
+    for out in outputs:
+        if out.get("output_type") == "error":
+            return ANSI.sub("", "\n".join(out.get("traceback", []))) or f"{out.get('ename')}: {out.get('evalue')}"
+    return ""
+
+
+class _Tracker:
+    """nbclient hooks: remember which cell runs and how long each took."""
+
+    def __init__(self) -> None:
+        self.current: int | None = None
+        self.started: float = 0.0
+        self.seconds: dict[int, float] = {}
+        self.finished: set[int] = set()
+
+    def on_start(self, cell, cell_index, **_) -> None:
+        self.current, self.started = cell_index, time.monotonic()
+
+    def on_done(self, cell, cell_index, **_) -> None:
+        self.seconds[cell_index] = time.monotonic() - self.started
+        self.finished.add(cell_index)
+
+
+def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
+    """Decide one cell that ran to completion (or raised where it was allowed to)."""
+    res = CellResult(index=0, cell_id=cell.get("id", ""), source_head=_head(cell))
+    saved = cell.get("outputs", [])
+    if C.expects_error(cell):
+        fresh_err, saved_err = error_name(fresh_outputs), error_name(saved)
+        if fresh_err is None:
+            res.status, res.rule = FAILED, "expected error missing"
+            res.message = (
+                f"cell is tagged `{C.RAISES_TAG}` but ran without error"
+                + (f" (saved output shows {saved_err})" if saved_err else "")
+                + ": the old way may work again — check the JAX changelog and rewrite the cell."
+            )
+            return res
+        if saved_err and saved_err != fresh_err and not refresh:
+            res.status, res.rule = FAILED, "error type changed"
+            res.message = f"saved output raised {saved_err}, fresh run raised {fresh_err}"
+            res.detail = _traceback(fresh_outputs)
+            return res
+    mode = C.volatile_mode(cell)
+    if mode == "all":
+        res.status, res.rule = PASSED, "volatile: not compared"
+        return res
+    equal, diff, fired = same_outputs(saved, fresh_outputs, mask_numbers=(mode == "numbers"))
+    rule = "outputs equal" + (f" (sanitized: {', '.join(fired)})" if fired else "")
+    if equal or refresh:
+        res.status, res.rule = PASSED, rule if equal else "refreshed"
+    else:
+        res.status, res.rule = FAILED, "output drift"
+        res.message = "fresh output differs from the saved one (diff below; `--refresh` accepts it)"
+        res.detail = diff
+    return res
+
+
+def run_notebook(
+    path: Path,
+    *,
+    timeout: float = 300,
+    kernel_name: str = DEFAULT_KERNEL,
+    refresh: bool = False,
+) -> NotebookResult:
+    """Execute one notebook and check it (or refresh it). Never raises for notebook faults."""
+    path = Path(path)
+    t0 = time.monotonic()
+    result = NotebookResult(path=str(path), status=NB_PASSED)
+    try:
+        saved_nb = load_notebook(path)
+        ensure_kernel(kernel_name)
+    except VerifyError as exc:
+        result.status, result.message = NB_ERROR, str(exc)
+        return result
+
+    run_nb = copy.deepcopy(saved_nb)
+    tracker = _Tracker()
+    client = NotebookClient(
+        run_nb,
+        timeout=timeout,
+        kernel_name=kernel_name,
+        allow_errors=False,
+        record_timing=False,
+        shutdown_kernel="immediate",
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+        on_cell_start=tracker.on_start,
+        on_cell_executed=tracker.on_done,
+    )
+    stop: tuple[int, str, str, str] | None = None  # (cell index, rule, message, detail)
+    try:
+        client.execute()
+    except CellTimeoutError as exc:
+        stop = (tracker.current, "cell timeout", f"no result within {timeout:g} s per cell; the kernel was stopped", str(exc).strip()[:2000])
+    except DeadKernelError as exc:
+        stop = (tracker.current, "kernel died", f"the kernel process died while running this cell ({exc})", "")
+    except CellExecutionError as exc:
+        idx = tracker.current
+        stop = (idx, "cell error", f"{exc.ename}: {exc.evalue}".strip()[:300], _traceback(run_nb.cells[idx].get("outputs", [])) if idx is not None else ANSI.sub("", str(exc)))
+
+    for index, (saved_cell, fresh_cell) in enumerate(zip(saved_nb.cells, run_nb.cells)):
+        if not C.is_code(saved_cell) or C.SKIP_TAG in C.tags(saved_cell):
+            continue
+        if stop is not None and index == stop[0]:
+            cell_res = CellResult(index=index, cell_id=saved_cell.get("id", ""), status=FAILED,
+                                  rule=stop[1], message=stop[2], detail=stop[3], source_head=_head(saved_cell))
+        elif index in tracker.finished:
+            cell_res = _decide(saved_cell, fresh_cell.get("outputs", []), refresh)
+            cell_res.index = index
+        else:
+            cell_res = CellResult(index=index, cell_id=saved_cell.get("id", ""), status=NOT_RUN,
+                                  rule="not run", source_head=_head(saved_cell))
+        cell_res.seconds = round(tracker.seconds.get(index, 0.0), 3)
+        result.cells.append(cell_res)
+
+    if stop is not None or result.failures():
+        result.status = NB_FAILED
+        first = result.failures()[0]
+        result.message = f"{len(result.failures())} cell(s) failed, first: {first.label} [{first.rule}]"
+    elif refresh:
+        result.refreshed = _write_refresh(path, saved_nb, run_nb)
+    result.seconds = round(time.monotonic() - t0, 3)
+    return result
+
+
+def merged_for_refresh(saved_nb, run_nb):
+    """The saved notebook with fresh outputs and execution counts; everything else untouched.
+
+    A cell whose fresh outputs equal the saved ones under the comparison rules keeps its saved
+    outputs byte for byte, so a refresh with nothing changed writes nothing.
+    """
+    merged = copy.deepcopy(saved_nb)
+    for cell, fresh in zip(merged.cells, run_nb.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        if C.is_code(cell) and C.SKIP_TAG not in C.tags(cell):
+            mode = C.volatile_mode(cell)
+            fresh_outputs = fresh.get("outputs", [])
+            equal, _, _ = same_outputs(cell.get("outputs", []), fresh_outputs, mask_numbers=mode is not None)
+            if not equal:
+                cell["outputs"] = nbformat.from_dict(fresh_outputs)
+            cell["execution_count"] = fresh.get("execution_count")
+    return merged
+
+
+def _write_refresh(path: Path, saved_nb, run_nb) -> bool:
+    """Write the refreshed notebook atomically; return True when bytes changed."""
+    text = dumps_notebook(merged_for_refresh(saved_nb, run_nb))
+    if path.read_text(encoding="utf-8") == text:
+        return False
+    write_atomic(path, text)
+    return True

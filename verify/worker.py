@@ -1,0 +1,41 @@
+"""Subprocess entry point: run one notebook, write its result as JSON.
+
+Each notebook runs in its own worker process so that a crash, a hang or Ctrl-C in one of them
+never takes the others (or the runner) down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+
+from .execute import run_notebook
+
+
+def _terminate(signum, frame):  # the runner stops workers with SIGTERM: clean up like Ctrl-C
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the notebook named on the command line; the result goes to --result."""
+    parser = argparse.ArgumentParser(prog="python -m verify.worker")
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument("--result", type=Path, required=True)
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--kernel", default="jax-study")
+    parser.add_argument("--refresh", action="store_true")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        result = run_notebook(args.notebook, timeout=args.timeout, kernel_name=args.kernel, refresh=args.refresh)
+    except KeyboardInterrupt:
+        return 130
+    args.result.write_text(json.dumps(result.to_dict(), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
