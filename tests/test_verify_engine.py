@@ -218,3 +218,14 @@ def test_pytest_collects_each_notebook_as_an_item(pytester):
     result = pytester.runpytest_subprocess("-k", "01", "-q", "--verify-no-cache")
     result.assert_outcomes(failed=1, deselected=1)  # never refreshed: saved outputs are empty
     assert "output drift" in result.stdout.str()
+
+
+def test_when_a_lite_cell_needs_jax_or_numpy_then_it_fails(tmp_path, run_notebooks):
+    ok = write_notebook(tmp_path / "lite_ok.ipynb", [code("total = sum(range(10))", tags=["lite"]), code("print(total)", tags=["lite"])])
+    bad = write_notebook(tmp_path / "lite_bad.ipynb", [code("print(1)", tags=["lite"]), code("import numpy as np\nprint(np.zeros(2))", tags=["lite"])])
+    run_notebooks(ok, bad, refresh=True)
+    res = run_notebooks(ok, bad)
+    assert res["lite_ok"].ok, res["lite_ok"].report()
+    failed = [c for c in res["lite_bad"].failures() if c.rule == "lite cell needs JAX"]
+    assert [c.index for c in failed] == [1]
+    assert "numpy" in failed[0].message

@@ -17,6 +17,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernel
 from . import cells as C
 from .compare import error_name, same_outputs
 from .errors import EnvironmentProblem, VerifyError
+from .lite import run_lite_cells
 from .normalize import ANSI
 from .notebook_io import dumps_notebook, load_notebook, write_atomic
 from .results import FAILED, NB_ERROR, NB_FAILED, NB_PASSED, NOT_RUN, PASSED, CellResult, NotebookResult
@@ -152,6 +153,7 @@ def run_notebook(
         cell_res.seconds = round(tracker.seconds.get(index, 0.0), 3)
         result.cells.append(cell_res)
 
+    _check_lite(saved_nb, path, result)
     if stop is not None or result.failures():
         result.status = NB_FAILED
         first = result.failures()[0]
@@ -160,6 +162,16 @@ def run_notebook(
         result.refreshed = _write_refresh(path, saved_nb, run_nb)
     result.seconds = round(time.monotonic() - t0, 3)
     return result
+
+
+def _check_lite(nb, path: Path, result: NotebookResult) -> None:
+    """Fail every lite cell that does not run without JAX."""
+    errors = run_lite_cells(nb, path)
+    for cell_res in result.cells:
+        if cell_res.index in errors:
+            cell_res.status, cell_res.rule = FAILED, "lite cell needs JAX"
+            cell_res.message = (f"tagged `{C.LITE_TAG}` but fails where jax/numpy cannot be imported: "
+                                f"{errors[cell_res.index]} — remove the tag or make the cell pure Python")
 
 
 def merged_for_refresh(saved_nb, run_nb):

@@ -1,0 +1,34 @@
+"""jaxcourse:课程 notebook 共用的小工具。
+
+导入时只用标准库;需要 JAX / NumPy 的函数在调用时才导入它们,所以在浏览器里的
+Pyodide 内核(没有 JAX)里也能 `import jaxcourse`。
+
+- selfcheck:练习自检(✅ / ⏳ / ❌)
+- expect_error / expect_warning:旧写法的预期报错、预期警告,并断言其类型
+- count_compiles:统计一段代码里某个函数被 XLA 编译了几次
+- platform_info / in_browser / run_python:平台探测
+"""
+
+import sys as _sys
+
+from .checks import expect_error, expect_warning, selfcheck
+from .compiles import count_compiles
+from .probes import in_browser, platform_info, run_python
+
+__all__ = [
+    "count_compiles",
+    "expect_error",
+    "expect_warning",
+    "in_browser",
+    "platform_info",
+    "run_python",
+    "selfcheck",
+]
+
+if _sys.platform == "emscripten":  # 浏览器里的 Pyodide 内核:把 “没有 JAX” 换成中文说明
+    try:
+        from . import browser as _browser
+
+        _browser.install()
+    except ImportError:
+        pass

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Check every chapter notebook against the layout contract of CONTRIBUTING.md.
+
+Usage: tools/check_structure.py [PATH ...] [--counts]
+Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 when any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from verify.cells import LITE_TAG, is_code, source_text, tags  # noqa: E402
+from verify.contract import (CHAPTER_KEYS, SECTION_KINDS, SECTION_TITLES, Chapter,  # noqa: E402
+                             parse_chapter)
+from verify.errors import VerifyError  # noqa: E402
+from verify.notebook_io import load_notebook  # noqa: E402
+
+CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
+NON_CHAPTERS = ("00_",)  # index pages have their own layout (see CONTRIBUTING.md)
+
+
+@dataclass
+class Problem:
+    """One broken rule."""
+
+    path: str
+    cell: int | None
+    cell_id: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"cell {self.cell + 1} (id {self.cell_id})" if self.cell is not None else "notebook"
+        return f"{self.path}: {where}: [{self.rule}] {self.message}"
+
+
+def chapter_paths(paths: list[Path]) -> list[Path]:
+    """Chapter notebooks among paths (folders are searched for NN_*.ipynb, index pages skipped)."""
+    found = []
+    for p in paths:
+        if p.is_dir():
+            found += [f for f in sorted(p.rglob(CHAPTER_GLOB)) if not f.name.startswith(NON_CHAPTERS)
+                      and ".ipynb_checkpoints" not in f.parts]
+        else:
+            found.append(p)
+    return found
+
+
+def check_chapter(path: Path, nb) -> list[Problem]:
+    """All contract problems of one chapter notebook."""
+    cells = nb["cells"]
+    ch = parse_chapter(nb)
+    out: list[Problem] = []
+
+    def add(cell, rule, msg):
+        out.append(Problem(str(path), cell, cells[cell].get("id", "") if cell is not None else "", rule, msg))
+
+    if nb.get("metadata", {}).get("kernelspec", {}).get("name") != "jax-study":
+        add(None, "kernelspec", "metadata.kernelspec.name must be `jax-study` (select the kernel 「Python (JAX 学习)」 and save)")
+    missing = [k for k in CHAPTER_KEYS if not ch.meta.get(k)]
+    if missing:
+        add(None, "chapter-metadata", f"metadata.course lacks {', '.join(missing)}")
+
+    code_cells = [i for i, c in enumerate(cells) if is_code(c)]
+    if not code_cells or LITE_TAG not in tags(cells[code_cells[0]]) or "import jaxcourse" not in source_text(cells[code_cells[0]]):
+        add(code_cells[0] if code_cells else None, "setup-cell", "the first code cell must be the lite-tagged setup cell that imports jaxcourse")
+
+    _check_sections(ch, add)
+    _check_exercises(ch, cells, add)
+    for cell, folded in ch.quiz:
+        if not folded:
+            add(cell, "quiz-folded", "quiz answer must be folded in <details><summary>答案</summary>…</details>")
+    for old, new in ch.old_new:
+        if new is None:
+            add(old, "old-new-pair", "a `# ❌ 旧写法` cell must be immediately followed by a `# ✅ 推荐写法` code cell")
+    for i in code_cells:
+        if cells[i].get("execution_count") is None:
+            add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
+    return out
+
+
+def _check_sections(ch: Chapter, add) -> None:
+    kinds = [s.kind for s in ch.sections]
+    for s in ch.sections:
+        if s.kind == "unknown":
+            add(s.start, "section-order", f"unknown H2 heading `## {s.title}` (allowed: `## N.M 标题` or {', '.join(SECTION_TITLES.values())})")
+    required = [k for k in SECTION_KINDS if k != "course"]
+    for k in required:
+        if k not in kinds:
+            add(None, "section-order", f"missing section `## {SECTION_TITLES[k]}`")
+    if "course" not in kinds:
+        add(None, "section-order", "no course section (`## N.M 标题`)")
+    order = [SECTION_KINDS.index(k) for k in kinds if k in SECTION_KINDS]
+    if order != sorted(order) or any(kinds.count(k) > 1 for k in required):
+        first_bad = next((s for s, a, b in zip(ch.sections[1:], order, order[1:]) if b < a), ch.sections[0])
+        add(first_bad.start, "section-order",
+            "sections out of order; required: 课程讲解/课程代码 (## N.M …) → " + " → ".join(SECTION_TITLES.values()))
+    for s in ch.sections:
+        if s.kind != "course":
+            continue
+        if not s.link:
+            add(s.start, "course-section-link", "course section must open with `> 📖 课程原文:[标题](https://apxml.com/…)`")
+    if ch.sections:
+        for s in ch.sections:
+            if s.kind == "supplement" and not ch.supplements:
+                add(s.start, "supplement-marks", "🔍 补充 has no `### 🟢 必读 · …` / `### ⚪ 选读 · …` supplement")
+
+
+def _check_exercises(ch: Chapter, cells, add) -> None:
+    appendix = next((s for s in ch.sections if s.kind == "appendix"), None)
+    for ex in ch.exercises.values():
+        anchor = next(i for i in (ex.statement, ex.answer, ex.check, ex.reference, 0) if i is not None)
+        parts = {"statement (### 练习 ID · 标题)": ex.statement, "✍️ 作答区 cell": ex.answer,
+                 "🧪 自检 cell": ex.check, "参考答案 cell in the appendix": ex.reference}
+        absent = [name for name, idx in parts.items() if idx is None]
+        if absent:
+            add(anchor, "exercise-complete", f"练习 {ex.id} lacks: {', '.join(absent)}")
+            continue
+        if not ex.statement < ex.answer < ex.check:
+            add(ex.answer, "exercise-complete", f"练习 {ex.id}: order must be statement → ✍️ 作答区 → 🧪 自检")
+        if appendix is None or not appendix.start <= ex.reference < appendix.end:
+            add(ex.reference, "exercise-complete", f"练习 {ex.id}: 参考答案 must be in `## 附录:练习参考答案`")
+        if not ex.wrong_answers:
+            add(ex.check, "exercise-wrong-answer", f"练习 {ex.id}: 🧪 自检 cell needs metadata.course.wrong_answers (≥ 1 plausible wrong answer)")
+        if not ex.names:
+            add(ex.check, "exercise-complete", f"练习 {ex.id}: 🧪 自检 must call selfcheck(ID, names=[…], checks=[…])")
+        body = [ln for ln in source_text(cells[ex.answer]).splitlines()[1:] if ln.strip() and not ln.strip().startswith("#")]
+        if body:
+            add(ex.answer, "answer-area-empty", f"练习 {ex.id}: ✍️ 作答区 must ship empty (comments only)")
+
+
+def counts(path: Path, nb) -> dict:
+    """The chapter's figures for closing notes and the index."""
+    ch = parse_chapter(nb)
+    return {
+        "sections": len(ch.sections), "course_sections": sum(s.kind == "course" for s in ch.sections),
+        "supplements": len(ch.supplements), "exercises": len(ch.exercises), "quiz": len(ch.quiz),
+        "update_notes": ch.update_notes, "asserts": ch.asserts, "cells": len(nb["cells"]),
+        "old_new_pairs": len(ch.old_new), "callouts": ch.callouts,
+    }
+
+
+def main(argv=None) -> int:
+    """CLI entry point."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("paths", nargs="*", type=Path)
+    p.add_argument("--counts", action="store_true", help="print each chapter's counts")
+    args = p.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    paths = chapter_paths(args.paths or [root / "content"])
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            nb = load_notebook(path)
+        except VerifyError as exc:
+            print(f"ERROR {exc}", file=sys.stderr)
+            return 2
+        problems += check_chapter(path, nb)
+        if args.counts:
+            print(f"{path}: {counts(path, nb)}")
+    for prob in problems:
+        print(prob)
+    print(f"{len(paths)} chapter(s) checked, {len(problems)} problem(s)", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

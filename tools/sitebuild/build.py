@@ -1,0 +1,67 @@
+"""Run `jupyter lite build` on staged contents and lite dir, then post-process `_output/`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, ROOT, WORK, offline, post, project_config, serve, stage
+
+STORAGE_PREFIX = "jax-study-zh"
+
+
+def stage_lite(dest: Path, release: str, offline_build: bool) -> None:
+    """Copy lite/ to `dest` and set the per-release storage name (and offline kernel settings)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(LITE_DIR, dest, ignore=shutil.ignore_patterns("static", "pypi"))
+    if (LITE_DIR / "static").is_dir():
+        shutil.copytree(LITE_DIR / "static", dest / "static", ignore=shutil.ignore_patterns("pyodide"))
+    path = dest / "jupyter-lite.json"
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    data = cfg.setdefault("jupyter-config-data", {})
+    data["contentsStorageName"] = f"{STORAGE_PREFIX}/{release}"
+    if offline_build:
+        kernel = data.setdefault("litePluginSettings", {}).setdefault(
+            "@jupyterlite/pyodide-kernel-extension:kernel", {})
+        kernel["disablePyPIFallback"] = True
+    path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path = OUTPUT,
+          quiet: bool = False) -> dict:
+    """Build the site into `output`; returns a summary (release, sizes, seconds)."""
+    t0 = time.perf_counter()
+    fingerprint = serve.inputs_fingerprint(contents, offline_build)
+    cfg = project_config()
+    staged, lite = WORK / "contents", WORK / "lite"
+    release = stage.stage_contents(Path(contents), staged, cfg)
+    for name in stage.unlinked_chapters(staged, LANDING):
+        print(f"WARNING {LANDING} does not link to {name}: readers cannot reach it in one click",
+              file=sys.stderr)
+    stage_lite(lite, release, offline_build)
+    bundled = offline.bundle(lite, CACHE) if offline_build else None
+    if output.exists():
+        shutil.rmtree(output)
+    cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
+           "--contents", str(staged), "--output-dir", str(output)]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        raise SystemExit(f"ERROR jupyter lite build failed (exit {proc.returncode}); its output is above")
+    post.finish(output, landing=LANDING, storage_prefix=STORAGE_PREFIX, release=release)
+    summary = {"release": release, "offline": offline_build, "bundled": bundled,
+               "seconds": round(time.perf_counter() - t0, 1), **post.sizes(output)}
+    (output / serve.STAMP).write_text(fingerprint)
+    (output / ".build.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
+    if not quiet:
+        mode = "offline (Pyodide bundled)" if offline_build else "CDN Pyodide"
+        print(f"* built {output} in {summary['seconds']} s, {mode}, release {release}: "
+              f"{summary['total_bytes'] / 1e6:.1f} MB in {summary['files']} files", file=sys.stderr)
+    return summary

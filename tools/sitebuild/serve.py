@@ -1,0 +1,78 @@
+"""Serve the built site on 127.0.0.1, and decide whether it needs a rebuild first."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import LITE_DIR, ROOT
+
+STAMP = ".inputs"  # fingerprint of the inputs, written by the build
+
+TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+         ".json": "application/json", ".ipynb": "application/json", ".whl": "application/octet-stream"}
+
+
+def inputs_fingerprint(contents: Path, offline_build: bool) -> str:
+    """Hash of every input of the build (names, sizes, mtimes) and the build mode."""
+    h = hashlib.sha256(str(offline_build).encode())
+    roots = [Path(contents), LITE_DIR, ROOT / "jupyter_lite_config.json", ROOT / "pyproject.toml",
+             Path(__file__).parent]
+    for root in roots:
+        for p in sorted([root] if root.is_file() else root.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                st = p.stat()
+                h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def needs_build(output: Path, contents: Path, offline_build: bool) -> bool:
+    """True when `output` is missing or was built from other inputs or in the other mode."""
+    stamp = Path(output) / STAMP
+    return not (stamp.exists() and stamp.read_text() == inputs_fingerprint(contents, offline_build)
+                and (Path(output) / "index.html").exists())
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the types JupyterLite needs and no caching surprises."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, fmt, *args):
+        if os.environ.get("SITE_SERVE_LOG"):
+            super().log_message(fmt, *args)
+
+
+def make_server(output: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """An HTTP server for `output` bound to 127.0.0.1:port (port 0: any free port)."""
+    handler = functools.partial(Handler, directory=str(output))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(output: Path, port: int | None) -> None:
+    """Serve `output` until Ctrl+C."""
+    output = Path(output)
+    if not (output / "index.html").exists():
+        raise SystemExit(f"ERROR {output} has no built site; run: .venv/bin/python tools/site.py build")
+    port = port if port is not None else int(os.environ.get("PORT", "8000"))
+    try:
+        httpd = make_server(output, port)
+    except OSError as e:
+        raise SystemExit(f"ERROR cannot listen on 127.0.0.1:{port} ({e.strerror}); "
+                         "TIP  pick another port: PORT=8123 ./dev serve")
+    print(f"* serving {output} at http://127.0.0.1:{port}/  (Ctrl+C stops)", flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        print("\n* stopped", file=sys.stderr)
+    finally:
+        httpd.server_close()

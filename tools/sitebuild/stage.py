@@ -1,0 +1,107 @@
+"""Stage a copy of the contents for the site: Colab banner, browser kernelspec, helper package config.
+
+The chapter sources are never edited; everything here happens on a copy under .site-build/.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import urllib.parse
+from pathlib import Path
+
+from . import PACKAGE
+
+BANNER_ID = "site-banner"
+SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+BROWSER_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+
+STARTUP = '''\
+# 站点构建时生成:Pyodide 内核启动时由 IPython 执行(PYTHONSTARTUP,见 lite/jupyter-lite.json)。
+# 即使读者没先运行本章的设置格,导入 jax / numpy 失败时也显示中文提示。
+def _jaxcourse_startup():
+    import sys
+    if "/drive" not in sys.path:
+        sys.path.append("/drive")
+    try:
+        from jaxcourse import browser
+        browser.install()
+    except Exception:
+        pass
+
+
+_jaxcourse_startup()
+del _jaxcourse_startup
+'''
+
+
+def colab_url(repo: str, branch: str, rel_path: str) -> str:
+    """Colab link to a notebook at content/<rel_path> in the configured GitHub repository."""
+    path = urllib.parse.quote(f"content/{rel_path}")
+    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
+
+
+def banner_source(url: str) -> str:
+    """Markdown of the note put at the top of each chapter in the site."""
+    return (
+        f"**[🚀 在 Colab 中打开本章]({url})**\n\n"
+        "> 📖 这是浏览器里的阅读版:下面保存的输出都来自真实的 JAX 0.12.0.1。"
+        "标了 `lite` 的纯 Python 单元格可以直接在页面里运行;需要 JAX 的单元格在这里运行只会显示一段说明"
+        "(并替换掉保存的输出,刷新页面即可恢复)。"
+        "想真正运行:点上面的 Colab 链接,或克隆仓库后按 README 运行 `./dev setup`。"
+    )
+
+
+def stage_notebook(src: Path, dest: Path, rel: str, cfg: dict) -> None:
+    """Copy one notebook, adding the Colab banner and the browser kernelspec."""
+    nb = json.loads(src.read_text(encoding="utf-8"))
+    cells = [c for c in nb.get("cells", []) if c.get("id") != BANNER_ID]
+    banner = {
+        "cell_type": "markdown",
+        "id": BANNER_ID,
+        "metadata": {"editable": False, "deletable": False, "tags": [BANNER_ID]},
+        "source": banner_source(colab_url(cfg["repository"], cfg["branch"], rel)),
+    }
+    nb["cells"] = [banner, *cells]
+    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 0) < 5:
+        nb["nbformat_minor"] = 5          # cell ids need nbformat 4.5
+    meta = nb.setdefault("metadata", {})
+    meta["kernelspec"] = dict(BROWSER_KERNELSPEC)
+    meta.setdefault("language_info", {"name": "python"})
+    dest.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def stage_contents(content: Path, dest: Path, cfg: dict) -> str:
+    """Copy `content` to `dest` for the site; returns the release id (hash of the staged files)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    digest = hashlib.sha256()
+    for src in sorted(content.rglob("*")):
+        rel = src.relative_to(content)
+        if any(part in SKIP_DIRS for part in rel.parts) or src.is_dir() or src.suffix == ".pyc":
+            continue
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix == ".ipynb":
+            stage_notebook(src, out, rel.as_posix(), cfg)
+        else:
+            shutil.copy2(src, out)
+        digest.update(rel.as_posix().encode() + b"\0" + out.read_bytes() + b"\0")
+    pkg = dest / PACKAGE
+    if pkg.is_dir():
+        (pkg / "_site.json").write_text(json.dumps(cfg, ensure_ascii=False) + "\n", encoding="utf-8")
+        (pkg / "_startup.py").write_text(STARTUP, encoding="utf-8")
+    return digest.hexdigest()[:12]
+
+
+def unlinked_chapters(staged: Path, landing: str) -> list[str]:
+    """Notebooks in the landing page's folder that the landing page does not link to."""
+    page = staged / landing
+    if not page.exists():
+        return []
+    text = urllib.parse.unquote("".join(
+        "".join(c.get("source", "")) for c in json.loads(page.read_text(encoding="utf-8"))["cells"]
+        if c.get("cell_type") == "markdown"))
+    return sorted(p.name for p in page.parent.glob("*.ipynb")
+                  if p.name != page.name and p.name not in text)
