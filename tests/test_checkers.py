@@ -1,0 +1,119 @@
+"""The structure and self-check checkers catch each broken rule, and name it."""
+
+from __future__ import annotations
+
+import sys
+
+import nbformat
+import pytest
+
+from chapterfactory import REFERENCE, chapter_cells, write_chapter
+from conftest import ROOT
+from nbfactory import code, md
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+from check_selfcheck import check_notebook  # noqa: E402
+from check_structure import check_chapter  # noqa: E402
+
+
+def _rules(path):
+    return {p.rule for p in check_chapter(path, nbformat.read(path, as_version=4))}
+
+
+def _executed(tmp_path, cells=None, name="99_测试章.ipynb"):
+    """Write the mini chapter and give every code cell an execution count, as a refresh would."""
+    path = write_chapter(tmp_path / name, cells)
+    nb = nbformat.read(path, as_version=4)
+    for n, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), 1):
+        cell.execution_count = n
+    nbformat.write(nb, path)
+    return path
+
+
+def _index(cells, head):
+    return next(i for i, c in enumerate(cells) if c.source.startswith(head))
+
+
+def test_when_chapter_follows_contract_then_structure_check_is_clean(tmp_path):
+    assert _rules(_executed(tmp_path)) == set()
+
+
+def test_when_two_sections_are_swapped_then_section_order_is_named(tmp_path):
+    cells = chapter_cells()
+    quiz, updates = _index(cells, "## 测验"), _index(cells, "## 本章更新说明")
+    cells[quiz], cells[updates] = cells[updates], cells[quiz]
+    assert "section-order" in _rules(_executed(tmp_path, cells))
+
+
+def test_when_new_way_cell_is_dropped_then_old_new_pair_is_named(tmp_path):
+    cells = chapter_cells()
+    del cells[_index(cells, "# ✅ 推荐写法")]
+    assert "old-new-pair" in _rules(_executed(tmp_path, cells))
+
+
+def test_when_reference_answer_is_removed_then_exercise_complete_is_named(tmp_path):
+    cells = chapter_cells()
+    del cells[_index(cells, "# 参考答案")]
+    assert "exercise-complete" in _rules(_executed(tmp_path, cells))
+
+
+@pytest.mark.parametrize("mutation, rule", [
+    (lambda cells: cells.__setitem__(2, md("## 9.1 第一节\n\n### 课程讲解")), "course-section-link"),
+    (lambda cells: cells[_index(cells, "## 测验")].__setattr__("source", "## 测验\n\n### 第 1 题\n\n答案:2"), "quiz-folded"),
+    (lambda cells: cells[_index(cells, "# ✍️")].__setattr__("source", "# ✍️ 作答区 [练习 9.1]\nhalve = abs"), "answer-area-empty"),
+    (lambda cells: cells[_index(cells, "# 🧪")].metadata.__setitem__("course", {}), "exercise-wrong-answer"),
+    (lambda cells: cells.__setitem__(1, code("import jaxcourse")), "setup-cell"),
+    (lambda cells: cells.insert(3, md("## 随便写的标题")), "section-order"),
+], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "unknown-heading"])
+def test_when_a_rule_is_broken_then_it_is_named(tmp_path, mutation, rule):
+    cells = chapter_cells()
+    mutation(cells)
+    assert rule in _rules(_executed(tmp_path, cells))
+
+
+def test_when_a_cell_never_ran_then_executed_is_named(tmp_path):
+    assert "executed" in _rules(write_chapter(tmp_path / "99_x.ipynb"))
+
+
+def test_when_problem_is_reported_then_it_names_notebook_cell_and_rule(tmp_path):
+    cells = chapter_cells()
+    del cells[_index(cells, "# ✅ 推荐写法")]
+    path = _executed(tmp_path, cells)
+    text = [str(p) for p in check_chapter(path, nbformat.read(path, as_version=4)) if p.rule == "old-new-pair"][0]
+    assert text.startswith(str(path)) and "cell 6 (id cell-6)" in text and "[old-new-pair]" in text
+
+
+# self-check checker: each case runs a real kernel
+
+def _selfcheck_rules(tmp_path, cells):
+    return {p.rule for p in check_notebook(write_chapter(tmp_path / "99_测试章.ipynb", cells))}
+
+
+def test_when_exercise_is_sound_then_selfcheck_checker_is_clean(tmp_path):
+    assert _selfcheck_rules(tmp_path, chapter_cells()) == set()
+
+
+def test_when_answer_leaks_into_selfcheck_message_then_leak_is_named(tmp_path):
+    cells = chapter_cells()
+    i = _index(cells, "# 🧪")
+    cells[i].source = cells[i].source.replace('"halve(4) 的结果不对"', '"应该写成 return value / 2"')
+    assert "selfcheck-leak" in _selfcheck_rules(tmp_path, cells)
+
+
+def test_when_reference_answer_is_wrong_then_reference_rule_is_named(tmp_path):
+    cells = chapter_cells()
+    cells[_index(cells, "# 参考答案")].source = REFERENCE.replace("/ 2", "/ 3")
+    assert "selfcheck-reference" in _selfcheck_rules(tmp_path, cells)
+
+
+def test_when_a_wrong_answer_passes_then_wrong_rule_is_named(tmp_path):
+    cells = chapter_cells()
+    cells[_index(cells, "# 🧪")].metadata["course"]["wrong_answers"] = ["def halve(value):\n    return value // 2"]
+    assert "selfcheck-wrong" in _selfcheck_rules(tmp_path, cells)
+
+
+def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path):
+    cells = chapter_cells()
+    cells.insert(_index(cells, "## 🔍 补充"), code("halve = None"))
+    assert "selfcheck-pending" in _selfcheck_rules(tmp_path, cells)
