@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .errors import VerifyError
+from .kernels import ensure_kernel
 from .results import NB_CACHED, NB_ERROR, NB_FAILED
 from .runner import RunOptions, Runner, find_notebooks, json_report, summary_line
 
@@ -78,7 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         runner = Runner(options, progress=progress)
-        from .execute import ensure_kernel
         ensure_kernel(args.kernel)
         results = runner.run(notebooks)
     except VerifyError as exc:

@@ -10,27 +10,19 @@ import time
 from pathlib import Path
 
 import nbformat
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from . import cells as C
 from .compare import error_name, same_outputs
-from .errors import EnvironmentProblem, VerifyError
+from .errors import VerifyError
+from .kernels import ensure_kernel
 from .lite import run_lite_cells
 from .normalize import ANSI
 from .notebook_io import dumps_notebook, load_notebook, write_atomic
 from .results import FAILED, NB_ERROR, NB_FAILED, NB_PASSED, NOT_RUN, PASSED, CellResult, NotebookResult
 
 DEFAULT_KERNEL = "jax-study"
-
-
-def ensure_kernel(kernel_name: str) -> None:
-    """Raise EnvironmentProblem when the kernelspec is not installed."""
-    try:
-        KernelSpecManager().get_kernel_spec(kernel_name)
-    except NoSuchKernel as exc:
-        raise EnvironmentProblem.no_kernel(kernel_name) from exc
 
 
 def _head(cell) -> str:
