@@ -6,16 +6,20 @@ Pyodide 内核(没有 JAX)里也能 `import jaxcourse`。
 - selfcheck:练习自检(✅ / ⏳ / ❌)
 - expect_error / expect_warning:旧写法的预期报错、预期警告,并断言其类型
 - count_compiles:统计一段代码里某个函数被 XLA 编译了几次
+- compile_budget:编译预算,超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python:平台探测
 """
 
 import sys as _sys
 
+from .budget import CompileBudgetExceeded, compile_budget
 from .checks import expect_error, expect_warning, selfcheck
 from .compiles import count_compiles
 from .probes import in_browser, platform_info, run_python
 
 __all__ = [
+    "CompileBudgetExceeded",
+    "compile_budget",
     "count_compiles",
     "expect_error",
     "expect_warning",

@@ -22,6 +22,10 @@ class CompileLog:
             return True
         return fun_name == self.name or re.fullmatch(rf"\w+\({re.escape(self.name)}\)", fun_name) is not None
 
+    def record(self, fun_name: str) -> None:
+        """记下一次编译(子类可以覆盖它,顺带记录别的信息)。"""
+        self.names.append(fun_name)
+
     @property
     def count(self) -> int:
         return len(self.names)
@@ -36,7 +40,7 @@ def _listener(event: str, duration: float, **kwargs) -> None:
     fun_name = str(kwargs.get("fun_name", ""))
     for log in _active:
         if log.matches(fun_name):
-            log.names.append(fun_name)
+            log.record(fun_name)
 
 
 @contextmanager
@@ -45,15 +49,26 @@ def count_compiles(name: str | None = None):
 
     name=None 时统计所有编译,包括即时执行的小运算(它们也会编译),通常应该给出函数名。
     """
+    log = start(CompileLog(name))
+    try:
+        yield log
+    finally:
+        stop(log)
+
+
+def start(log: CompileLog) -> CompileLog:
+    """开始把编译事件记进 log(第一次调用时才导入 JAX 并注册监听器);返回 log。"""
     global _registered
     import jax.monitoring
 
     if not _registered:
         jax.monitoring.register_event_duration_secs_listener(_listener)
         _registered = True
-    log = CompileLog(name)
     _active.append(log)
-    try:
-        yield log
-    finally:
+    return log
+
+
+def stop(log: CompileLog) -> None:
+    """停止记录 log(没有在记录时什么也不做)。"""
+    if log in _active:
         _active.remove(log)
