@@ -48,6 +48,8 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     bundled = offline.bundle(lite, CACHE) if offline_build else None
     if output.exists():
         shutil.rmtree(output)
+    for db in ROOT.glob(".jupyterlite.doit.db*"):   # its "up to date" is wrong once _output is gone
+        db.unlink()
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
            "--contents", str(staged), "--output-dir", str(output)]
     env = dict(os.environ, PYTHONWARNINGS="ignore")

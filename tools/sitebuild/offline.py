@@ -74,8 +74,13 @@ def pip_download(specs: list[str], dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     print(f"* pip download {len(missing)} wheels (once; cached in {dest.parent.name}/{dest.name}/)",
           file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                    "--no-deps", "--only-binary=:all:", "--dest", str(dest), *missing], check=True)
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                           "--no-deps", "--only-binary=:all:", "--dest", str(dest), *missing],
+                          capture_output=True, text=True)
+    if proc.returncode:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit(f"ERROR pip download of {' '.join(missing)} failed (output above); "
+                         "the offline build needs PyPI once, or build with --cdn")
 
 
 def find_wheel(dest: Path, name: str, version: str) -> Path:
