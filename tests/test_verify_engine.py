@@ -54,7 +54,7 @@ def test_when_saved_output_drifts_then_unified_diff_shows_saved_and_fresh(tmp_pa
     _set_stream_text(nb, 0, "41\n")
     res = run_notebooks(nb)["drift"]
     cell = res.failures()[0]
-    assert cell.rule == "output drift"
+    assert cell.rule == "text differs"
     assert "-41" in cell.detail and "+42" in cell.detail and "--- saved" in cell.detail
 
 
@@ -65,7 +65,7 @@ def test_when_output_is_random_then_only_volatile_cells_pass(tmp_path, run_noteb
     run_notebooks(a, b, refresh=True)
     res = run_notebooks(a, b)
     assert res["volatile"].ok and "volatile numbers" in res["volatile"].cells[0].rule
-    assert res["strict"].failures()[0].rule == "output drift"
+    assert res["strict"].failures()[0].rule == "text differs"
 
 
 def test_when_timing_and_address_appear_then_they_are_sanitized(tmp_path, run_notebooks):
@@ -217,7 +217,7 @@ def test_pytest_collects_each_notebook_as_an_item(pytester):
     assert "01_a.ipynb::verify" in out and "02_b.ipynb::verify" in out and "x.ipynb" not in out
     result = pytester.runpytest_subprocess("-k", "01", "-q", "--verify-no-cache")
     result.assert_outcomes(failed=1, deselected=1)  # never refreshed: saved outputs are empty
-    assert "output drift" in result.stdout.str()
+    assert "text differs" in result.stdout.str()
 
 
 def test_when_a_lite_cell_needs_jax_or_numpy_then_it_fails(tmp_path, run_notebooks):

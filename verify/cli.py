@@ -11,6 +11,7 @@ from pathlib import Path
 from .errors import VerifyError
 from .kernels import ensure_kernel
 from .results import NB_CACHED, NB_ERROR, NB_FAILED
+from .triage import junit_xml, markdown_report
 from .runner import RunOptions, Runner, find_notebooks, json_report, summary_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -36,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=300, help="seconds allowed per cell (default 300)")
     p.add_argument("--no-cache", action="store_true", help="run even notebooks that passed unchanged before")
     p.add_argument("--json", type=Path, help="write the full report as JSON to FILE")
+    p.add_argument("--markdown", type=Path, help="write the triaged report as Markdown (CI job summary) to FILE")
+    p.add_argument("--junit", type=Path, help="write the report as JUnit XML to FILE")
+    p.add_argument("--keep-going", action="store_true",
+                   help="run every cell even after a failure, to list every behaviour change (never writes)")
     p.add_argument("--kernel", default="jax-study", help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list each cell's rule")
     return p
@@ -75,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"* {mode}: {len(notebooks)} notebook(s), {args.jobs} at a time, timeout {args.timeout:g} s per cell",
           file=sys.stderr)
     options = RunOptions(timeout=args.timeout, jobs=args.jobs, refresh=args.refresh,
-                         use_cache=not args.no_cache, kernel=args.kernel)
+                         use_cache=not args.no_cache, kernel=args.kernel,
+                         keep_going=args.keep_going)
     t0 = time.monotonic()
     try:
         runner = Runner(options, progress=progress)
@@ -93,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + r.report(), file=sys.stderr)
     if args.json:
         args.json.write_text(json_report(results, runner.env, seconds), encoding="utf-8")
+    if args.markdown:
+        title = f"Notebook verification on jax {runner.env.get('jax')}"
+        args.markdown.write_text(markdown_report(results, title, runner.env), encoding="utf-8")
+    if args.junit:
+        args.junit.write_text(junit_xml(results), encoding="utf-8")
     print(f"\n{summary_line(results)} in {seconds:.1f} s", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
 

@@ -1,10 +1,26 @@
-"""Compare a cell's saved outputs with its fresh outputs after normalisation."""
+"""Compare a cell's saved outputs with its fresh outputs after normalisation.
+
+Order of rules: texts equal after normalisation → "outputs equal"; texts equal once numbers
+are masked and every number pair agrees (integers exactly, floats within rtol/atol) →
+"numeric within tolerance"; otherwise → "text differs" with a unified diff.
+"""
 
 from __future__ import annotations
 
 import difflib
+import math
+import re
 
-from .normalize import normalize
+from .normalize import NUMBER, normalize
+
+# (marker in the output text, rtol, atol): the first marker found picks the tolerance.
+DTYPE_TOLERANCE = [
+    ("float64", 1e-12, 1e-14),
+    ("bfloat16", 1e-2, 1e-3),
+    ("float16", 1e-3, 1e-4),
+]
+DEFAULT_TOLERANCE = (1e-5, 1e-7)  # float32, JAX's default dtype
+WARNING_LINE = re.compile(r"\b(\w+Warning): (.*)")
 
 
 def _text(value) -> str:
@@ -47,13 +63,54 @@ def error_name(outputs) -> str | None:
     return None
 
 
-def same_outputs(saved, fresh, *, mask_numbers: bool = False) -> tuple[bool, str, list[str]]:
-    """(equal, unified diff, normalisation rules that fired) for two output lists."""
+def warnings_in(outputs) -> set[str]:
+    """'Category: message' of every warning printed on stderr."""
+    found = set()
+    for out in outputs:
+        if out.get("output_type") == "stream" and out.get("name") == "stderr":
+            for m in WARNING_LINE.finditer(_text(out.get("text"))):
+                found.add(f"{m.group(1)}: {m.group(2).strip()}")
+    return found
+
+
+def tolerance_for(text: str, override: dict | None = None) -> tuple[float, float]:
+    """(rtol, atol) for numbers in text: by dtype marker, then the cell's own override."""
+    rtol, atol = DEFAULT_TOLERANCE
+    for marker, r, a in DTYPE_TOLERANCE:
+        if marker in text:
+            rtol, atol = r, a
+            break
+    if override:
+        rtol, atol = float(override.get("rtol", rtol)), float(override.get("atol", atol))
+    return rtol, atol
+
+
+def numbers_close(a: str, b: str, rtol: float, atol: float) -> bool:
+    """True when a and b differ only in numbers, integers exactly equal, floats within tolerance."""
+    if NUMBER.sub("#", a) != NUMBER.sub("#", b):
+        return False
+    for x, y in zip(NUMBER.findall(a), NUMBER.findall(b)):
+        if x == y:
+            continue
+        is_float = any(ch in x + y for ch in ".eE")
+        if not is_float:
+            return False
+        fx, fy = float(x), float(y)
+        if not math.isclose(fx, fy, rel_tol=rtol, abs_tol=atol):
+            return False
+    return True
+
+
+def same_outputs(saved, fresh, *, mask_numbers: bool = False, tolerance: dict | None = None) -> tuple[bool, str, list[str]]:
+    """(equal, unified diff, rules that decided) for two output lists."""
     a, fired_a = canonical(saved, mask_numbers=mask_numbers)
     b, fired_b = canonical(fresh, mask_numbers=mask_numbers)
     fired = sorted(set(fired_a) | set(fired_b))
     if a == b:
         return True, "", fired
+    rtol, atol = tolerance_for(a, tolerance)
+    if numbers_close(a, b, rtol, atol):
+        return True, "", fired + [f"numeric within tolerance (rtol={rtol:g}, atol={atol:g})"]
     diff = "\n".join(
         difflib.unified_diff(
             a.splitlines(), b.splitlines(), fromfile="saved", tofile="fresh", lineterm=""

@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from . import cells as C
-from .compare import error_name, same_outputs
+from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
 from .kernels import ensure_kernel
 from .lite import run_lite_cells
@@ -58,6 +58,12 @@ def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
     """Decide one cell that ran to completion (or raised where it was allowed to)."""
     res = CellResult(index=0, cell_id=cell.get("id", ""), source_head=_head(cell))
     saved = cell.get("outputs", [])
+    if not C.expects_error(cell) and error_name(fresh_outputs):  # only in keep-going runs
+        res.status, res.rule = FAILED, "cell error"
+        err = next(o for o in fresh_outputs if o.get("output_type") == "error")
+        res.message = f"{err.get('ename')}: {err.get('evalue')}".strip()[:300]
+        res.detail = _traceback(fresh_outputs)
+        return res
     if C.expects_error(cell):
         fresh_err, saved_err = error_name(fresh_outputs), error_name(saved)
         if fresh_err is None:
@@ -73,16 +79,25 @@ def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
             res.message = f"saved output raised {saved_err}, fresh run raised {fresh_err}"
             res.detail = _traceback(fresh_outputs)
             return res
+    new_warnings = warnings_in(fresh_outputs) - warnings_in(saved)
+    declared = C.course_meta(cell).get("expect_warnings", [])
+    undeclared = sorted(w for w in new_warnings if not any(w.startswith(d) for d in declared))
+    if undeclared and not refresh:
+        res.status, res.rule = FAILED, "new warning"
+        res.message = ("fresh run prints a warning the saved output does not have: " + "; ".join(undeclared)
+                       + " — fix the cause, or list its category in metadata.course.expect_warnings and refresh")
+        return res
     mode = C.volatile_mode(cell)
     if mode == "all":
         res.status, res.rule = PASSED, "volatile: not compared"
         return res
-    equal, diff, fired = same_outputs(saved, fresh_outputs, mask_numbers=(mode == "numbers"))
+    equal, diff, fired = same_outputs(saved, fresh_outputs, mask_numbers=(mode == "numbers"),
+                                      tolerance=C.course_meta(cell).get("tolerance"))
     rule = "outputs equal" + (f" (sanitized: {', '.join(fired)})" if fired else "")
     if equal or refresh:
         res.status, res.rule = PASSED, rule if equal else "refreshed"
     else:
-        res.status, res.rule = FAILED, "output drift"
+        res.status, res.rule = FAILED, "text differs"
         res.message = "fresh output differs from the saved one (diff below; `--refresh` accepts it)"
         res.detail = diff
     return res
@@ -94,8 +109,12 @@ def run_notebook(
     timeout: float = 300,
     kernel_name: str = DEFAULT_KERNEL,
     refresh: bool = False,
+    keep_going: bool = False,
 ) -> NotebookResult:
-    """Execute one notebook and check it (or refresh it). Never raises for notebook faults."""
+    """Execute one notebook and check it (or refresh it). Never raises for notebook faults.
+
+    keep_going runs every cell even after an unexpected error, to list every behaviour change.
+    """
     path = Path(path)
     t0 = time.monotonic()
     result = NotebookResult(path=str(path), status=NB_PASSED)
@@ -112,7 +131,7 @@ def run_notebook(
         run_nb,
         timeout=timeout,
         kernel_name=kernel_name,
-        allow_errors=False,
+        allow_errors=keep_going,
         record_timing=False,
         shutdown_kernel="immediate",
         resources={"metadata": {"path": str(path.parent.resolve())}},
@@ -150,7 +169,7 @@ def run_notebook(
         result.status = NB_FAILED
         first = result.failures()[0]
         result.message = f"{len(result.failures())} cell(s) failed, first: {first.label} [{first.rule}]"
-    elif refresh:
+    elif refresh and not keep_going:
         result.refreshed = _write_refresh(path, saved_nb, run_nb)
     result.seconds = round(time.monotonic() - t0, 3)
     return result
@@ -179,7 +198,8 @@ def merged_for_refresh(saved_nb, run_nb):
         if C.is_code(cell) and C.SKIP_TAG not in C.tags(cell):
             mode = C.volatile_mode(cell)
             fresh_outputs = fresh.get("outputs", [])
-            equal, _, _ = same_outputs(cell.get("outputs", []), fresh_outputs, mask_numbers=mode is not None)
+            equal, _, _ = same_outputs(cell.get("outputs", []), fresh_outputs, mask_numbers=mode is not None,
+                                       tolerance=C.course_meta(cell).get("tolerance"))
             if not equal:
                 cell["outputs"] = nbformat.from_dict(fresh_outputs)
             cell["execution_count"] = fresh.get("execution_count")

@@ -23,7 +23,7 @@ class CellResult:
     index: int  # position in the notebook, 0-based, counting every cell
     cell_id: str
     status: str = NOT_RUN
-    rule: str = ""  # which rule decided: "outputs equal", "cell error", "output drift", …
+    rule: str = ""  # which rule decided: "outputs equal", "cell error", "text differs", …
     message: str = ""  # one line
     detail: str = ""  # traceback or unified diff
     seconds: float = 0.0

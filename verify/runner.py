@@ -49,6 +49,7 @@ class RunOptions:
     refresh: bool = False
     use_cache: bool = True
     kernel: str = "jax-study"
+    keep_going: bool = False
 
 
 class Runner:
@@ -65,7 +66,7 @@ class Runner:
         self._stopping = False
 
     def _key(self, path: Path) -> str:
-        opts = {"kernel": self.options.kernel}
+        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going}
         return cache_key(path, helpers=self.helpers, env=self.env, options=opts)
 
     def run_one(self, path: Path) -> NotebookResult:
@@ -95,6 +96,8 @@ class Runner:
                    "--timeout", str(self.options.timeout), "--kernel", self.options.kernel]
             if self.options.refresh:
                 cmd.append("--refresh")
+            if self.options.keep_going:
+                cmd.append("--keep-going")
             with self._lock:
                 if self._stopping:
                     return NotebookResult(path=str(path), status=NB_ERROR, message="interrupted before start")

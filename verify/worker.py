@@ -27,10 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--kernel", default="jax-study")
     parser.add_argument("--refresh", action="store_true")
+    parser.add_argument("--keep-going", action="store_true")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        result = run_notebook(args.notebook, timeout=args.timeout, kernel_name=args.kernel, refresh=args.refresh)
+        result = run_notebook(args.notebook, timeout=args.timeout, kernel_name=args.kernel, refresh=args.refresh,
+                              keep_going=args.keep_going)
     except KeyboardInterrupt:
         return 130
     args.result.write_text(json.dumps(result.to_dict(), ensure_ascii=False))

@@ -1,0 +1,83 @@
+"""Comparison rules beyond plain text: numeric tolerance, new warnings, triage and reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from conftest import ROOT
+from nbfactory import code, write_notebook
+from verify.compare import numbers_close, same_outputs
+from verify.triage import classify, grouped, junit_xml, markdown_report
+
+
+def _stream(text, name="stdout"):
+    return [{"output_type": "stream", "name": name, "text": text}]
+
+
+def test_when_a_float_moves_by_1e_7_then_numeric_tolerance_passes_and_says_so():
+    equal, _, fired = same_outputs(_stream("loss = 0.1234567\n"), _stream("loss = 0.1234568\n"))
+    assert equal and any("numeric within tolerance" in f for f in fired)
+
+
+def test_when_a_float_moves_by_1e_2_then_text_differs():
+    equal, diff, _ = same_outputs(_stream("loss = 0.1234567\n"), _stream("loss = 0.1334567\n"))
+    assert not equal and "+loss = 0.1334567" in diff
+
+
+def test_when_an_integer_changes_then_tolerance_never_hides_it():
+    assert not same_outputs(_stream("compiled 1 times\n"), _stream("compiled 2 times\n"))[0]
+
+
+def test_float64_outputs_get_tighter_tolerance_and_cells_can_loosen_it():
+    a, b = "Array(1.00000000001, dtype=float64)", "Array(1.00000000002, dtype=float64)"
+    assert not numbers_close(a, b, 1e-12, 1e-14)
+    assert not same_outputs(_stream(a), _stream(b))[0]
+    assert same_outputs(_stream("x 1.0\n"), _stream("x 1.01\n"), tolerance={"rtol": 0.1})[0]
+
+
+def _run(tmp_path, paths, *extra):
+    report = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools/run_all.py"), *map(str, paths), "--no-cache",
+                           "--json", str(report), *extra], capture_output=True, text=True, cwd=ROOT)
+    return proc, json.loads(report.read_text()) if report.exists() else None
+
+
+def test_when_a_new_deprecation_warning_appears_then_check_fails_unless_declared(tmp_path, run_notebooks):
+    src = "import warnings\nif {flag}:\n    warnings.warn('old api', DeprecationWarning, stacklevel=1)\nprint('done')"
+    strict = write_notebook(tmp_path / "warn_strict.ipynb", [code(src.format(flag="False"))])
+    declared = write_notebook(tmp_path / "warn_declared.ipynb",
+                              [code(src.format(flag="False"), course={"expect_warnings": ["DeprecationWarning"]})])
+    run_notebooks(strict, declared, refresh=True)
+    for p in (strict, declared):
+        p.write_text(p.read_text().replace("if False", "if True"))
+    res = run_notebooks(strict, declared)
+    assert res["warn_strict"].failures()[0].rule == "new warning"
+    assert "DeprecationWarning: old api" in res["warn_strict"].failures()[0].message
+    assert not any(c.rule == "new warning" for c in res["warn_declared"].cells)
+
+
+def test_when_keep_going_then_every_changed_cell_is_reported_and_classed(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "many.ipynb", [
+        code("x = 3\nprint(x)"), code("assert x == 3"), code("[].pop()", tags=["raises-exception"]),
+        code("print(f'{x / 7:.6f}')"), code("print('three' if x == 3 else 'other')")])
+    run_notebooks(nb, refresh=True)
+    nb.write_text(nb.read_text().replace("x = 3", "x = 4").replace("[].pop()", "[1].pop()"))
+    proc, report = _run(tmp_path, [nb], "--keep-going", "--markdown", str(tmp_path / "r.md"),
+                        "--junit", str(tmp_path / "r.xml"))
+    assert proc.returncode == 1
+    from verify.results import NotebookResult
+    results = [NotebookResult.from_dict(n) for n in report["notebooks"]]
+    classes = {c.index: classify(c) for c in results[0].failures()}
+    assert classes == {0: "numeric beyond tolerance", 1: "assert failed", 2: "old-way error changed or vanished",
+                       3: "numeric beyond tolerance", 4: "repr/text change"}
+    assert list(grouped(results))[:2] == ["assert failed", "old-way error changed or vanished"]
+    md = (tmp_path / "r.md").read_text()
+    assert md.index("## assert failed") < md.index("## repr/text change") and "cell 2 (id cell-2)" in md
+    suites = ET.parse(tmp_path / "r.xml").getroot()
+    assert len(suites.findall(".//failure")) == 5 and suites.find("testsuite").get("failures") == "5"
+    assert markdown_report(results, "t", {}).startswith("# t")
+    assert "testsuite" in junit_xml(results)
