@@ -37,6 +37,12 @@ def _traceback(outputs) -> str:
     return ""
 
 
+def _printed(outputs) -> str:
+    """What the cell printed before it failed (often says which check broke)."""
+    text = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+    return f"printed before the error:\n{text.rstrip()}\n\n" if text.strip() else ""
+
+
 class _Tracker:
     """nbclient hooks: remember which cell runs and how long each took."""
 
@@ -147,7 +153,9 @@ def run_notebook(
         stop = (tracker.current, "kernel died", f"the kernel process died while running this cell ({exc})", "")
     except CellExecutionError as exc:
         idx = tracker.current
-        stop = (idx, "cell error", f"{exc.ename}: {exc.evalue}".strip()[:300], _traceback(run_nb.cells[idx].get("outputs", [])) if idx is not None else ANSI.sub("", str(exc)))
+        outputs = run_nb.cells[idx].get("outputs", []) if idx is not None else []
+        stop = (idx, "cell error", f"{exc.ename}: {exc.evalue}".strip()[:300],
+                (_printed(outputs) + _traceback(outputs)) if idx is not None else ANSI.sub("", str(exc)))
 
     for index, (saved_cell, fresh_cell) in enumerate(zip(saved_nb.cells, run_nb.cells)):
         if not C.is_code(saved_cell) or C.SKIP_TAG in C.tags(saved_cell):
