@@ -41,11 +41,11 @@ def test_when_an_assert_fails_then_report_names_cell_number_id_and_traceback(tmp
     nb = write_notebook(tmp_path / "bad.ipynb", [code("a = 1"), code("assert a == 2, 'a should be 2'"), code("print('after')")])
     res = run_notebooks(nb)["bad"]
     assert res.status == "failed"
-    failed = res.failures()
+    failed = [c for c in res.failures() if c.rule != "environment mismatch"]  # never refreshed
     assert len(failed) == 1 and failed[0].index == 1 and failed[0].rule == "cell error"
     report = res.report()
     assert "cell 2 (id cell-2)" in report and "AssertionError" in report and "a should be 2" in report
-    assert res.cells[2].status == "not run"
+    assert res.cells[-1].status == "not run"
 
 
 def test_when_saved_output_drifts_then_unified_diff_shows_saved_and_fresh(tmp_path, run_notebooks):
@@ -111,7 +111,7 @@ def test_when_a_cell_hangs_then_timeout_names_it_and_the_kernel_is_gone(tmp_path
     t0 = time.monotonic()
     res = run_notebooks(nb, timeout=3)["hang"]
     assert time.monotonic() - t0 < 40
-    failed = res.failures()[0]
+    failed = [c for c in res.failures() if c.rule != "environment mismatch"][0]
     assert failed.rule == "cell timeout" and failed.index == 0 and "3 s" in failed.message
     _assert_process_gone(int(pidfile.read_text()))
 
@@ -158,6 +158,20 @@ def test_when_refresh_run_fails_then_notebook_is_not_written(tmp_path, run_noteb
     assert nb.read_bytes() == original
 
 
+def test_when_recorded_environment_differs_then_notebook_is_flagged(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "env.ipynb", [code("print('x')")])
+    run_notebooks(nb, refresh=True)
+    data = json.loads(nb.read_text())
+    assert data["metadata"]["verify"]["environment"]["jax"] == "0.12.0.1"
+    assert run_notebooks(nb)["env"].ok
+    data["metadata"]["verify"]["environment"]["jax"] = "0.11.2"
+    nb.write_text(json.dumps(data, indent=1))
+    res = run_notebooks(nb)["env"]
+    flagged = res.failures()[0]
+    assert flagged.rule == "environment mismatch" and flagged.label == "notebook metadata"
+    assert "'0.11.2'" in flagged.message and "'0.12.0.1'" in flagged.message and "--refresh" in flagged.message
+
+
 def test_when_nothing_changed_then_cache_skips_and_edits_or_no_cache_rerun(tmp_path, run_notebooks):
     nb = write_notebook(tmp_path / "cached.ipynb", [code("print('c')")])
     run_notebooks(nb, refresh=True, use_cache=True)
@@ -198,7 +212,7 @@ def test_cli_exit_codes_progress_and_json_report(tmp_path):
     assert "✔" in r.stderr and "good.ipynb" in r.stderr and "1 passed, 1 failed" in r.stderr
     data = json.loads(report.read_text())
     by_name = {Path(n["path"]).name: n for n in data["notebooks"]}
-    assert by_name["fail.ipynb"]["cells"][0]["rule"] == "cell error"
+    assert [c["rule"] for c in by_name["fail.ipynb"]["cells"]] == ["environment mismatch", "cell error"]
     assert by_name["good.ipynb"]["cells"][0]["seconds"] >= 0 and data["environment"]["jax"] == "0.12.0.1"
     r = subprocess.run(RUN_ALL + [str(tmp_path / "nbs"), "-k", "good"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr

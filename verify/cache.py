@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import sys
 from importlib import metadata
@@ -19,13 +20,37 @@ ENV_PACKAGES = ("jax", "jaxlib", "numpy", "nbclient", "ipykernel")
 def environment() -> dict:
     """The parts of the environment that can change a notebook's outputs."""
     env = {"python": platform.python_version(), "platform": f"{sys.platform}-{platform.machine()}",
-           "harness": HARNESS_VERSION}
+           "harness": HARNESS_VERSION, "xla_flags": os.environ.get("XLA_FLAGS", "")}
     for name in ENV_PACKAGES:
         try:
             env[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             env[name] = None
     return env
+
+
+PROVENANCE_KEYS = ("jax", "jaxlib", "numpy", "python", "platform", "xla_flags", "harness")
+COMPARED_KEYS = ("jax", "jaxlib", "numpy", "python", "platform", "xla_flags")
+
+
+def provenance() -> dict:
+    """What refresh records in a notebook's metadata: the environment that produced its outputs."""
+    env = environment()
+    env["xla_flags"] = os.environ.get("XLA_FLAGS", "")
+    return {k: env.get(k) for k in PROVENANCE_KEYS}
+
+
+def provenance_mismatch(recorded: dict | None, current: dict) -> str:
+    """'' when recorded matches current; otherwise what differs, for the failure message."""
+    if not recorded:
+        return "the notebook records no environment (metadata.verify.environment)"
+
+    def norm(key, value):
+        return ".".join(str(value).split(".")[:2]) if key == "python" and value else value
+
+    diffs = [f"{k}: saved outputs from {recorded.get(k)!r}, this run {current.get(k)!r}"
+             for k in COMPARED_KEYS if norm(k, recorded.get(k)) != norm(k, current.get(k))]
+    return "; ".join(diffs)
 
 
 def helper_digest(root: Path | None = None) -> str:

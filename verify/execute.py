@@ -14,6 +14,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from . import cells as C
+from .cache import provenance, provenance_mismatch
 from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
 from .kernels import ensure_kernel
@@ -173,12 +174,19 @@ def run_notebook(
         result.cells.append(cell_res)
 
     _check_lite(saved_nb, path, result)
+    env = provenance()
+    if not refresh:
+        why = provenance_mismatch(saved_nb.metadata.get("verify", {}).get("environment"), env)
+        if why:
+            result.cells.insert(0, CellResult(index=-1, cell_id="(notebook)", status=FAILED, rule="environment mismatch",
+                                              message=f"{why}. Refresh it on the pinned environment: "
+                                                      f"tools/run_all.py {path} --refresh"))
     if stop is not None or result.failures():
         result.status = NB_FAILED
         first = result.failures()[0]
         result.message = f"{len(result.failures())} cell(s) failed, first: {first.label} [{first.rule}]"
     elif refresh and not keep_going:
-        result.refreshed = _write_refresh(path, saved_nb, run_nb)
+        result.refreshed = _write_refresh(path, saved_nb, run_nb, env)
     result.seconds = round(time.monotonic() - t0, 3)
     return result
 
@@ -193,13 +201,15 @@ def _check_lite(nb, path: Path, result: NotebookResult) -> None:
                                 f"{errors[cell_res.index]} — remove the tag or make the cell pure Python")
 
 
-def merged_for_refresh(saved_nb, run_nb):
+def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
     """The saved notebook with fresh outputs and execution counts; everything else untouched.
 
     A cell whose fresh outputs equal the saved ones under the comparison rules keeps its saved
     outputs byte for byte, so a refresh with nothing changed writes nothing.
     """
     merged = copy.deepcopy(saved_nb)
+    if env is not None:
+        merged.metadata.setdefault("verify", {})["environment"] = env
     for cell, fresh in zip(merged.cells, run_nb.cells):
         if cell.get("cell_type") != "code":
             continue
@@ -214,9 +224,9 @@ def merged_for_refresh(saved_nb, run_nb):
     return merged
 
 
-def _write_refresh(path: Path, saved_nb, run_nb) -> bool:
+def _write_refresh(path: Path, saved_nb, run_nb, env: dict) -> bool:
     """Write the refreshed notebook atomically; return True when bytes changed."""
-    text = dumps_notebook(merged_for_refresh(saved_nb, run_nb))
+    text = dumps_notebook(merged_for_refresh(saved_nb, run_nb, env))
     if path.read_text(encoding="utf-8") == text:
         return False
     write_atomic(path, text)

@@ -32,6 +32,8 @@ class CellResult:
     @property
     def label(self) -> str:
         """Human name of the cell: number (1-based, as a reader counts) and id."""
+        if self.index < 0:
+            return "notebook metadata"
         return f"cell {self.index + 1} (id {self.cell_id})"
 
 

@@ -8,6 +8,7 @@ Pyodide 内核(没有 JAX)里也能 `import jaxcourse`。
 - count_compiles:统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget:编译预算,超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python:平台探测
+- figure / use_cjk_font:画图前选好中文字体,中文标签不会变成方框
 """
 
 import sys as _sys
@@ -15,6 +16,7 @@ import sys as _sys
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import expect_error, expect_warning, selfcheck
 from .compiles import count_compiles
+from .display import figure, install_warning_format, use_cjk_font
 from .probes import in_browser, platform_info, run_python
 
 __all__ = [
@@ -23,11 +25,15 @@ __all__ = [
     "count_compiles",
     "expect_error",
     "expect_warning",
+    "figure",
     "in_browser",
     "platform_info",
     "run_python",
     "selfcheck",
+    "use_cjk_font",
 ]
+
+install_warning_format()  # 警告里不出现本机路径(保存的输出要能在任何机器上原样发布)
 
 if _sys.platform == "emscripten":  # 浏览器里的 Pyodide 内核:把 “没有 JAX” 换成中文说明
     try:

@@ -1,0 +1,54 @@
+"""Notebook 里的显示细节:警告不暴露本机路径,图里的中文不变成方框。"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+_PATH = re.compile(r".*/(?:site|dist)-packages/")
+_CELL = re.compile(r".*/ipykernel_\d+/\d+\.py$")
+_original_format = warnings.formatwarning
+
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+             "WenQuanYi Zen Hei", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "SimHei"]
+
+
+def short_location(filename: str) -> str:
+    """把警告的文件路径缩短:库文件只留包内路径,单元格文件写成“本单元格”。"""
+    if _CELL.match(filename):
+        return "本单元格"
+    return _PATH.sub("", filename)
+
+
+def _format(message, category, filename, lineno, line=None):
+    return _original_format(message, category, short_location(str(filename)), lineno, line)
+
+
+def install_warning_format() -> None:
+    """让警告显示成 `jax/_src/…py:123: UserWarning: …`,不带本机的绝对路径。"""
+    warnings.formatwarning = _format
+
+
+def use_cjk_font() -> str | None:
+    """给 matplotlib 选一个能显示中文的字体,返回字体名;一个都没有时返回 None 并给出安装提示。"""
+    import matplotlib
+    from matplotlib import font_manager
+
+    available = {f.name for f in font_manager.fontManager.ttflist}
+    for name in CJK_FONTS:
+        if name in available:
+            matplotlib.rcParams["font.sans-serif"] = [name, *matplotlib.rcParams["font.sans-serif"]]
+            matplotlib.rcParams["font.family"] = "sans-serif"
+            matplotlib.rcParams["axes.unicode_minus"] = False
+            return name
+    warnings.warn("没有找到中文字体,图里的中文会显示成方框。Debian/Ubuntu:apt-get install fonts-noto-cjk;"
+                  "macOS 自带 PingFang SC;Windows 自带 Microsoft YaHei。", RuntimeWarning, stacklevel=2)
+    return None
+
+
+def figure(*args, **kwargs):
+    """plt.subplots 的薄包装:先选好中文字体,再建图。"""
+    import matplotlib.pyplot as plt
+
+    use_cjk_font()
+    return plt.subplots(*args, **kwargs)

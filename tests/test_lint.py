@@ -1,0 +1,80 @@
+"""Published-notebook lint: each rule fires on a fixture, and every course notebook is clean."""
+
+from __future__ import annotations
+
+import base64
+import sys
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+from nbfactory import code, write_notebook
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+from lint_notebooks import lint  # noqa: E402
+from verify.runner import find_notebooks  # noqa: E402
+
+
+def _nb(tmp_path, outputs, count=1, **meta):
+    cell = code("x = 1", course=meta or None)
+    path = write_notebook(tmp_path / "n.ipynb", [cell])
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].execution_count = count
+    nb.cells[0].outputs = [nbformat.from_dict(o) for o in outputs]
+    nbformat.write(nb, path)
+    return path
+
+
+def _stream(text, name="stdout"):
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+def _rules(path):
+    return {p.split("[")[1].split("]")[0] for p in lint(path)}
+
+
+def test_when_outputs_are_clean_then_lint_is_silent(tmp_path):
+    assert _rules(_nb(tmp_path, [_stream("结果 42\n")])) == set()
+
+
+@pytest.mark.parametrize("outputs, count, rule", [
+    ([_stream("saved to /tmp/tmpab12/x.npy\n")], 1, "machine-path"),
+    ([_stream("/root/.cache/x\n")], 1, "machine-path"),
+    ([_stream("\x1b[31mred\x1b[0m\n")], 1, "ansi-in-text"),
+    ([_stream("x\n")], 3, "execution-order"),
+    ([_stream("x\n")], None, "outputs-without-run"),
+    ([_stream("UserWarning: Glyph 23398 (\\N{CJK UNIFIED IDEOGRAPH-5B66}) missing from font(s) DejaVu Sans.\n", "stderr")], 1, "glyph-missing"),
+    ([_stream("<cell>:3: DeprecationWarning: old\n", "stderr")], 1, "undeclared-warning"),
+    ([{"output_type": "error", "ename": "E", "evalue": "", "traceback": ["File nbclient/client.py:1 in run"]}], 1, "harness-frame"),
+    ([{"output_type": "display_data", "metadata": {}, "data": {"image/png": base64.b64encode(b"0" * 300_000).decode()}}], 1, "image-budget"),
+], ids=["temp-path", "home-path", "ansi", "order", "never-ran", "glyph", "warning", "harness", "image"])
+def test_when_a_rule_is_broken_then_lint_names_it(tmp_path, outputs, count, rule):
+    assert rule in _rules(_nb(tmp_path, outputs, count))
+
+
+def test_when_a_warning_is_declared_then_lint_accepts_it(tmp_path):
+    path = _nb(tmp_path, [_stream("<cell>:3: DeprecationWarning: old\n", "stderr")], expect_warnings=["DeprecationWarning"])
+    assert _rules(path) == set()
+
+
+def test_chinese_plot_labels_render_with_the_course_font(tmp_path):
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import jaxcourse
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig, ax = jaxcourse.figure()
+        ax.set_title("编译次数与耗时")
+        fig.savefig(tmp_path / "p.png")
+    assert not [w for w in caught if "missing from" in str(w.message)], [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("path", find_notebooks([ROOT / "content"]), ids=lambda p: p.stem)
+def test_course_notebook_passes_lint(path):
+    problems = lint(path)
+    assert not problems, "\n".join(problems)
