@@ -42,7 +42,7 @@ def message_lines(module: str) -> list[str]:
         "重新运行会把保存的输出换成这段提示,刷新页面即可恢复。",
         "   想亲手运行:",
         "   · 点本章顶部的「在 Colab 中打开」;",
-        f"   · 或在自己的电脑上:{clone},按 README 运行 ./dev setup,"
+        f"   · 或在自己的电脑上运行 {clone} ,按 README 执行 ./dev setup,"
         "再用内核「Python (JAX 学习)」打开这个 notebook。",
     ]
 

@@ -1,0 +1,220 @@
+"""The reading site in a real browser: Playwright (PyPI) driving Debian's chromium against 127.0.0.1.
+
+Runs against content/ when 入门/00_总目录 and 01_JAX简介 exist there, else against the demo course of
+tools/sitebuild/demo.py. Screenshots go to test-artifacts/site/. Without chromium the test is skipped,
+unless VERIFY_REQUIRE_BROWSER=1 (as in .ci/run), where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild import CONTENT  # noqa: E402
+from sitebuild.build import build  # noqa: E402
+from sitebuild.demo import write_demo  # noqa: E402
+from sitebuild.serve import make_server  # noqa: E402
+
+pytestmark = pytest.mark.browser
+ARTIFACTS = ROOT / "test-artifacts" / "site"
+LANDING, CHAPTER = "入门/00_总目录.ipynb", "入门/01_JAX简介.ipynb"
+CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FRIENDLY = "浏览器里的 Python(Pyodide)没有"
+
+
+def _chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe:
+        return exe
+    msg = ("Debian's chromium is not installed: sudo apt-get install chromium fonts-noto-cjk "
+           "(never 'playwright install')")
+    if os.environ.get("VERIFY_REQUIRE_BROWSER") == "1":
+        pytest.fail(msg + "; VERIFY_REQUIRE_BROWSER=1 requires the browser test")
+    pytest.skip(msg)
+
+
+def _code_cells(nb_path: Path) -> list[dict]:
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    return [dict(c, index=i) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
+
+
+def _text(cell: dict) -> str:
+    out = []
+    for o in cell.get("outputs", []):
+        if o["output_type"] == "stream":
+            out.append("".join(o["text"]))
+        elif "data" in o and "text/plain" in o["data"]:
+            out.append("".join(o["data"]["text/plain"]))
+    return "".join(out).strip()
+
+
+def _tags(cell: dict) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Build the offline site into a temp folder and serve it on 127.0.0.1 (port chosen by the OS)."""
+    exe = _chromium()
+    tmp = tmp_path_factory.mktemp("site")
+    real = (CONTENT / LANDING).exists() and (CONTENT / CHAPTER).exists()
+    contents = CONTENT if real else write_demo(tmp / "demo")
+    output = tmp / "_output"
+    t0 = time.perf_counter()
+    summary = build(offline_build=True, contents=contents, output=output, quiet=True)
+    print(f"\nsite: {'content/' if real else 'demo course'}; build {time.perf_counter() - t0:.1f} s, "
+          f"{summary['total_bytes'] / 1e6:.1f} MB")
+    httpd = make_server(output, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield {"base": f"http://127.0.0.1:{httpd.server_address[1]}/", "output": output, "exe": exe,
+           "contents": Path(contents), "tmp": tmp, "summary": summary}
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    """A headless Debian chromium with a fresh profile; requests off 127.0.0.1 are aborted and recorded."""
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    outside: list[str] = []
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(site["tmp"] / "profile"), executable_path=site["exe"], args=CHROME_ARGS,
+            viewport={"width": 1280, "height": 900}, locale="en-US")
+
+        def route(r):
+            if r.request.url.startswith(site["base"]) or r.request.url.startswith("ws://127.0.0.1"):
+                r.continue_()
+            else:
+                outside.append(r.request.url)
+                r.abort()
+
+        ctx.route("**/*", route)
+        yield {"ctx": ctx, "outside": outside}
+        ctx.close()
+
+
+def _cell(page, index: int):
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed(timeout=20_000)
+    return cell
+
+
+def _run(page, index: int):
+    cell = _cell(page, index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    return cell
+
+
+def test_site_in_browser(site, browser):
+    """Landing, Chinese UI, saved outputs without a kernel, friendly JAX message, lite cell, links."""
+    base, ctx = site["base"], browser["ctx"]
+    staged = site["output"] / "files"
+    cells = _code_cells(staged / CHAPTER)
+
+    # 1. landing page: the site root opens 00_总目录 in the notebook reading UI, in Chinese
+    page = ctx.new_page()
+    t0 = time.perf_counter()
+    page.goto(base)
+    page.locator(".jp-RenderedMarkdown h1").first.wait_for(timeout=30_000)
+    print(f"\nlanding: first markdown after {time.perf_counter() - t0:.2f} s")
+    assert "00_%E6%80%BB%E7%9B%AE%E5%BD%95" in page.url or "00_总目录" in urllib.parse.unquote(page.url)
+    menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+    page.screenshot(path=ARTIFACTS / "01_landing.png")
+    assert "文件" in menus and "运行" in menus, f"menu bar is not Chinese: {menus}"
+    assert "File" not in menus
+
+    # 2. a link on the landing page to another chapter opens it inside the site
+    link = page.locator(".jp-RenderedMarkdown a[href*='01_']").first
+    link.click()
+    target = _wait_for_chapter(ctx, "01_")
+    target.screenshot(path=ARTIFACTS / "02_link_opened.png")
+    if target is not page:
+        target.close()
+
+    # 3. 01_JAX简介 shows its saved outputs with no kernel run (cold cache: fresh page and profile)
+    saved = [c for c in cells if _text(c)]
+    assert saved, f"{CHAPTER} has no saved text outputs to check"
+    errors = [c for c in cells if any(o["output_type"] == "error" for o in c.get("outputs", []))]
+    page = ctx.new_page()
+    t0 = t_nav = time.perf_counter()
+    page.goto(base + "notebooks/index.html?path=" + urllib.parse.quote(CHAPTER))
+    first = _cell(page, saved[0]["index"]).locator(".jp-OutputArea-output").first
+    first.wait_for(timeout=30_000)
+    t_saved = time.perf_counter() - t0
+    print(f"01_JAX简介: first saved output visible after {t_saved:.2f} s")
+    assert _text(saved[0]).splitlines()[0] in first.inner_text()
+    if errors:
+        err = _cell(page, errors[0]["index"]).locator(".jp-OutputArea-output").first
+        ename = next(o["ename"] for o in errors[0]["outputs"] if o["output_type"] == "error")
+        assert ename in err.inner_text(), "saved error traceback is not shown"
+    assert page.locator(".jp-InputPrompt").filter(has_text="[*]").count() == 0
+    page.screenshot(path=ARTIFACTS / "03_saved_outputs.png")
+
+    # 4. a JAX cell, run before the setup cell, gives the short Chinese message
+    jax_cell = next(c for c in cells if "lite" not in _tags(c) and "import jax" in "".join(c["source"]))
+    t0 = time.perf_counter()
+    out = _run(page, jax_cell["index"]).locator(".jp-OutputArea-output").first
+    page.get_by_text(FRIENDLY).first.wait_for(timeout=120_000)
+    print(f"JAX cell: friendly message after {time.perf_counter() - t0:.2f} s (includes kernel boot)")
+    assert "ModuleNotFoundError" not in out.inner_text()
+    page.screenshot(path=ARTIFACTS / "04_jax_message.png")
+
+    # 5. a lite cell runs in Pyodide and prints what real Python printed
+    lite = [c for c in cells if "lite" in _tags(c)]
+    assert lite, f"{CHAPTER} has no lite cells"
+    _run(page, lite[0]["index"])
+    probe = next((c for c in lite[1:] if c.get("outputs") and _text(c)), None)
+    assert probe, f"{CHAPTER} has no lite cell with a saved text output to compare"
+    t0 = time.perf_counter()
+    cell = _run(page, probe["index"])
+    got = _wait_text(cell.locator(".jp-OutputArea-output").first, _text(probe), 60)
+    print(f"lite cell: output after {time.perf_counter() - t0:.2f} s (kernel warm), "
+          f"{time.perf_counter() - t_nav:.2f} s after navigation (cold cache)")
+    assert got == _text(probe), f"lite cell printed {got!r}, saved output is {_text(probe)!r}"
+    page.screenshot(path=ARTIFACTS / "05_lite_cell.png")
+
+    # the offline site asked nothing of the outside world
+    assert browser["outside"] == [], f"requests left 127.0.0.1: {browser['outside'][:5]}"
+
+
+def _wait_text(locator, want: str, timeout: float) -> str:
+    """Poll the locator's text until it equals `want` (or time runs out); returns the last text."""
+    end, got = time.monotonic() + timeout, ""
+    while time.monotonic() < end:
+        try:
+            got = locator.inner_text(timeout=1_000).strip()
+        except Exception:
+            got = ""
+        if got == want:
+            break
+        time.sleep(0.2)
+    return got
+
+
+def _wait_for_chapter(ctx, marker: str, timeout: float = 20.0):
+    """The page (same tab or a new one) that shows a notebook whose path contains `marker`."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for p in ctx.pages:
+            if marker in urllib.parse.unquote(p.url) or marker in p.title():
+                p.locator(".jp-RenderedMarkdown h1").first.wait_for(timeout=20_000)
+                return p
+        time.sleep(0.2)
+    raise AssertionError(f"no page opened a notebook matching {marker!r}: "
+                         f"{[urllib.parse.unquote(p.url) for p in ctx.pages]}")
