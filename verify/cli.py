@@ -12,7 +12,7 @@ from .errors import VerifyError
 from .kernels import ensure_kernel
 from .results import NB_CACHED, NB_ERROR, NB_FAILED
 from .triage import junit_xml, markdown_report
-from .runner import RunOptions, Runner, find_notebooks, json_report, summary_line
+from .runner import RunOptions, Runner, find_notebooks, json_report, rule_tally, summary_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MARKS = {"passed": "✔", NB_CACHED: "↺", NB_FAILED: "✘", NB_ERROR: "✘"}
@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         args.markdown.write_text(markdown_report(results, title, runner.env), encoding="utf-8")
     if args.junit:
         args.junit.write_text(junit_xml(results), encoding="utf-8")
+    tally = rule_tally(results)
+    if tally:
+        print("rules: " + ", ".join(f"{k} {v}" for k, v in tally.items()), file=sys.stderr)
     print(f"\n{summary_line(results)} in {seconds:.1f} s", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
 

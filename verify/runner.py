@@ -156,11 +156,25 @@ def summary_line(results: list[NotebookResult]) -> str:
     return f"{passed + cached} passed, {failed} failed ({cached} cached)"
 
 
+def rule_tally(results: list[NotebookResult]) -> dict[str, int]:
+    """How many cells each rule decided, over all notebooks ("sanitized: X" counted per sanitizer)."""
+    tally: dict[str, int] = {}
+    for nb in results:
+        for cell in nb.cells:
+            main, _, extra = cell.rule.partition(" (sanitized: ")
+            tally[main] = tally.get(main, 0) + 1
+            for name in filter(None, extra.rstrip(")").split(", ")):
+                key = name if name.startswith("numeric") else f"sanitized: {name}"
+                tally[key] = tally.get(key, 0) + 1
+    return dict(sorted(tally.items(), key=lambda kv: -kv[1]))
+
+
 def json_report(results: list[NotebookResult], env: dict, seconds: float) -> str:
     """The --json report: environment, summary, and per-notebook and per-cell results."""
     return json.dumps({
         "environment": env,
         "seconds": round(seconds, 3),
         "summary": summary_line(results),
+        "rules": rule_tally(results),
         "notebooks": [r.to_dict() for r in results],
     }, ensure_ascii=False, indent=1)
