@@ -218,3 +218,62 @@ def _wait_for_chapter(ctx, marker: str, timeout: float = 20.0):
         time.sleep(0.2)
     raise AssertionError(f"no page opened a notebook matching {marker!r}: "
                          f"{[urllib.parse.unquote(p.url) for p in ctx.pages]}")
+
+
+IDB_FILES = """async (name) => {
+  const db = await new Promise((ok, fail) => { const r = indexedDB.open(name);
+    r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
+  if (!db.objectStoreNames.contains("files")) { db.close(); return {}; }
+  const st = db.transaction("files").objectStore("files");
+  const [keys, vals] = await Promise.all([st.getAllKeys(), st.getAll()].map(r =>
+    new Promise(ok => { r.onsuccess = () => ok(r.result); })));
+  db.close();
+  return Object.fromEntries(keys.map((k, i) => [k, JSON.stringify(vals[i].content)]));
+}"""
+
+
+def _storage_name(output: Path) -> str:
+    return json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]["contentsStorageName"]
+
+
+def test_update_keeps_reader_copy(site, browser):
+    """A saved edit survives a new release as a visible copy, and the new release is what shows."""
+    base, ctx, output = site["base"], browser["ctx"], site["output"]
+    url = base + "notebooks/index.html?path=" + urllib.parse.quote(CHAPTER)
+    page = ctx.new_page()
+    page.goto(url)
+    setup = next(c for c in _code_cells(output / "files" / CHAPTER) if "lite" in _tags(c))
+    editor = _cell(page, setup["index"]).locator(".jp-InputArea-editor")
+    editor.click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# 读者笔记 42\n")
+    page.keyboard.press("Control+s")
+    old = _storage_name(output)
+    end = time.monotonic() + 20
+    while CHAPTER not in page.evaluate(IDB_FILES, old) and time.monotonic() < end:
+        time.sleep(0.3)
+    assert "读者笔记 42" in page.evaluate(IDB_FILES, old).get(CHAPTER, ""), "Ctrl+S did not save to browser storage"
+    page.close()
+
+    # a new release: the chapter gains a cell
+    newer = shutil.copytree(site["contents"], site["tmp"] / "contents-v2",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+    nb = json.loads((newer / CHAPTER).read_text(encoding="utf-8"))
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "release-2", "metadata": {},
+                           "source": "## 新版本标记 v2"})
+    (newer / CHAPTER).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    build(offline_build=True, contents=newer, output=output, quiet=True)
+    assert _storage_name(output) != old
+
+    page = ctx.new_page()
+    page.goto(url)
+    page.locator(".jp-RenderedMarkdown h2").filter(has_text="新版本标记 v2").first.wait_for(timeout=30_000)  # not shadowed
+    notice = page.locator("#course-update-notice")
+    notice.wait_for(timeout=10_000)
+    page.screenshot(path=ARTIFACTS / "06_update_notice.png")
+    copies = {k: v for k, v in page.evaluate(IDB_FILES, _storage_name(output)).items() if "我的副本" in k}
+    assert len(copies) == 1, f"expected one reader copy, found {list(copies)}"
+    path, content = next(iter(copies.items()))
+    assert path.startswith("入门/01_JAX简介(我的副本 ") and path.endswith(".ipynb")
+    assert "读者笔记 42" in content and path.split("/")[-1] in notice.inner_text()
+    page.close()
