@@ -1,0 +1,74 @@
+"""Site build pieces without a browser: staging, Colab links, the in-browser friendly ImportError."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from sitebuild import stage  # noqa: E402
+from sitebuild.demo import write_demo  # noqa: E402
+
+CFG = {"repository": "owner/repo", "branch": "dev"}
+
+
+def test_colab_url_quotes_the_chinese_path():
+    url = stage.colab_url("owner/repo", "dev", "入门/01_JAX简介.ipynb")
+    assert url == ("https://colab.research.google.com/github/owner/repo/blob/dev/content/"
+                   "%E5%85%A5%E9%97%A8/01_JAX%E7%AE%80%E4%BB%8B.ipynb")
+
+
+def test_staged_copy_has_banner_browser_kernel_and_package(tmp_path):
+    src = write_demo(tmp_path / "src")
+    before = (src / "入门/01_JAX简介.ipynb").read_bytes()
+    release = stage.stage_contents(src, tmp_path / "out", CFG)
+    nb = json.loads((tmp_path / "out/入门/01_JAX简介.ipynb").read_text(encoding="utf-8"))
+    assert nb["cells"][0]["id"] == stage.BANNER_ID
+    assert "blob/dev/content/%E5%85%A5%E9%97%A8/01_JAX" in nb["cells"][0]["source"]
+    assert nb["metadata"]["kernelspec"]["name"] == "python"
+    assert (src / "入门/01_JAX简介.ipynb").read_bytes() == before, "the source notebook was edited"
+    assert json.loads((tmp_path / "out/jaxcourse/_site.json").read_text()) == CFG
+    assert (tmp_path / "out/jaxcourse/browser.py").exists()
+    # restaging is idempotent and a content change gives a new release id
+    assert stage.stage_contents(src, tmp_path / "out", CFG) == release
+    path = src / "入门/02_第二章.ipynb"
+    path.write_text(path.read_text() + " ")           # same notebook, other bytes: same release
+    assert stage.stage_contents(src, tmp_path / "out", CFG) == release
+    path.write_text(path.read_text().replace("这里是第二节。", "这里是改过的第二节。"))
+    assert stage.stage_contents(src, tmp_path / "out", CFG) != release
+
+
+def test_unlinked_chapters_are_reported(tmp_path):
+    src = write_demo(tmp_path / "src")
+    (src / "入门/09_孤儿.ipynb").write_text((src / "入门/02_第二章.ipynb").read_text())
+    assert stage.unlinked_chapters(src, "入门/00_总目录.ipynb") == ["09_孤儿.ipynb"]
+
+
+FRIENDLY = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from jaxcourse import browser
+browser.NEEDS_REAL_PYTHON = browser.NEEDS_REAL_PYTHON | {"surely_absent_pkg"}
+assert browser.install() and not browser.install()
+import json                      # real modules still import
+try:
+    import surely_absent_pkg.sub
+except ImportError as e:
+    assert isinstance(e, ModuleNotFoundError) and e.name == "surely_absent_pkg"
+    print("\n".join(e._render_traceback_()))
+try:
+    import another_absent_pkg    # not a course dependency: the plain error
+except ImportError as e:
+    assert not hasattr(e, "_render_traceback_")
+"""
+
+
+def test_friendly_import_error_is_short_chinese_and_catchable():
+    proc = subprocess.run([sys.executable, "-c", FRIENDLY, str(ROOT / "content")],
+                          capture_output=True, text=True, check=True)
+    assert "浏览器里的 Python(Pyodide)没有 surely_absent_pkg" in proc.stdout
+    assert "JAX 0.12.0.1" in proc.stdout and "Colab" in proc.stdout and "./dev setup" in proc.stdout
