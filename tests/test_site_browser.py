@@ -157,7 +157,12 @@ def test_site_in_browser(site, browser):
     first = _cell(page, saved[0]["index"]).locator(".jp-OutputArea-output").first
     first.wait_for(timeout=30_000)
     t_saved = time.perf_counter() - t0
-    print(f"01_JAX简介: first saved output visible after {t_saved:.2f} s")
+    loaded = page.evaluate("""() => performance.getEntriesByType('resource').concat(
+        performance.getEntriesByType('navigation')).map(e => [e.name, e.encodedBodySize])""")
+    app = sum(n for u, n in loaded if "/static/pyodide/" not in u)
+    kernel = sum(n for u, n in loaded if "/static/pyodide/" in u)
+    print(f"01_JAX简介: first saved output visible after {t_saved:.2f} s; downloaded by then: "
+          f"{app / 1e6:.1f} MB for the page (+ {kernel / 1e6:.1f} MB of Pyodide started by the kernel)")
     assert _text(saved[0]).splitlines()[0] in first.inner_text()
     if errors:
         err = _cell(page, errors[0]["index"]).locator(".jp-OutputArea-output").first

@@ -52,10 +52,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             super().log_message(fmt, *args)
 
 
-def make_server(output: Path, port: int) -> http.server.ThreadingHTTPServer:
+class Server(http.server.ThreadingHTTPServer):
+    """Threading server that stays quiet when a browser drops a connection mid-transfer."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
+def make_server(output: Path, port: int) -> Server:
     """An HTTP server for `output` bound to 127.0.0.1:port (port 0: any free port)."""
     handler = functools.partial(Handler, directory=str(output))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    return Server(("127.0.0.1", port), handler)
 
 
 def serve(output: Path, port: int | None) -> None:
