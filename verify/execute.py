@@ -218,10 +218,15 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
             fresh_outputs = fresh.get("outputs", [])
             equal, _, _ = same_outputs(cell.get("outputs", []), fresh_outputs, mask_numbers=mode is not None,
                                        tolerance=C.course_meta(cell).get("tolerance"))
-            if not equal:
+            if not equal or _tracebacks(cell.get("outputs", [])) != _tracebacks(fresh_outputs):
                 cell["outputs"] = nbformat.from_dict(fresh_outputs)
             cell["execution_count"] = fresh.get("execution_count")
     return merged
+
+
+def _tracebacks(outputs) -> list:
+    """Error tracebacks as shown (not compared by the check, but a refresh must keep them current)."""
+    return [list(o.get("traceback", [])) for o in outputs if o.get("output_type") == "error"]
 
 
 def _write_refresh(path: Path, saved_nb, run_nb, env: dict) -> bool:

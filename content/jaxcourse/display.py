@@ -29,6 +29,21 @@ def install_warning_format() -> None:
     warnings.formatwarning = _format
 
 
+def install_traceback_paths() -> None:
+    """IPython 的 traceback 里,库文件只显示包内路径(`jax/_src/….py:57`),不显示本机的安装目录。"""
+    try:
+        from IPython.utils import path as ipython_path
+    except ImportError:  # 没有 IPython(普通脚本、lite 检查):什么都不用做
+        return
+    original = getattr(ipython_path.compress_user, "__wrapped__", ipython_path.compress_user)
+
+    def compress_user(path: str) -> str:
+        return _PATH.sub("", original(path))
+
+    compress_user.__wrapped__ = original
+    ipython_path.compress_user = compress_user
+
+
 def use_cjk_font() -> str | None:
     """给 matplotlib 选一个能显示中文的字体,返回字体名;一个都没有时返回 None 并给出安装提示。"""
     import matplotlib
