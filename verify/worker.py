@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-going", action="store_true")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
+    os.environ["JAXCOURSE_PUBLISH"] = "1"  # kernels inherit it: jaxcourse then names cells without temp paths
     try:
         result = run_notebook(args.notebook, timeout=args.timeout, kernel_name=args.kernel, refresh=args.refresh,
                               keep_going=args.keep_going)

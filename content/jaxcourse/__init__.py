@@ -16,7 +16,7 @@ import sys as _sys
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import expect_error, expect_warning, selfcheck
 from .compiles import count_compiles
-from .display import figure, install_traceback_paths, install_warning_format, use_cjk_font
+from .display import figure, install_cell_names, install_traceback_paths, install_warning_format, use_cjk_font
 from .probes import in_browser, platform_info, run_python
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
 
 install_warning_format()  # 警告和 traceback 里不出现本机路径(保存的输出要能在任何机器上原样发布)
 install_traceback_paths()
+install_cell_names()
 
 if _sys.platform == "emscripten":  # 浏览器里的 Pyodide 内核:把 “没有 JAX” 换成中文说明
     try:
