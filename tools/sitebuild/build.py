@@ -26,6 +26,7 @@ def stage_lite(dest: Path, release: str, offline_build: bool) -> None:
     cfg = json.loads(path.read_text(encoding="utf-8"))
     data = cfg.setdefault("jupyter-config-data", {})
     data["contentsStorageName"] = f"{STORAGE_PREFIX}/{release}"
+    data["exposeAppInBrowser"] = True   # course-app.js hooks window.jupyterapp (see there)
     if offline_build:
         kernel = data.setdefault("litePluginSettings", {}).setdefault(
             "@jupyterlite/pyodide-kernel-extension:kernel", {})

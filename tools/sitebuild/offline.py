@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
@@ -20,6 +21,13 @@ from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
 CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 #: what the kernel installs at boot and must find in the lock (their dependencies follow from it)
 BOOT_PACKAGES = ("micropip", "ipython", "jedi")
+#: files of boot wheels that the browser never reads, dropped from the shipped copy (about 0.55 MB):
+#: jedi's Django stubs, its Python 2 standard-library stubs (jedi on Python 3 reads stdlib/2and3, 3, 3.N)
+#: and its third-party stubs (jedi then infers those packages from their source, as for any other)
+SLIM = {"jedi": ("jedi/third_party/django-stubs/", "jedi/third_party/typeshed/stdlib/2/",
+                 "jedi/third_party/typeshed/third_party/")}
+#: jedi lists this folder unconditionally; a placeholder keeps it in the unpacked wheel
+KEEP_DIRS = {"jedi": ("jedi/third_party/typeshed/third_party/README.txt",)}
 #: boot wheels that are not in Pyodide's lock; piplite serves them from the lite dir's pypi/
 PIPLITE_WHEELS = ("comm==0.2.3",)
 
@@ -92,6 +100,25 @@ def find_wheel(dest: Path, name: str, version: str) -> Path:
     raise SystemExit(f"ERROR wheel {name}=={version} missing in {dest}; delete .site-cache and rebuild")
 
 
+def slim(src: Path, dest: Path, name: str) -> None:
+    """Copy a wheel, leaving out the SLIM prefixes of `name` (and their RECORD lines)."""
+    drop = SLIM.get(name)
+    if not drop:
+        shutil.copy2(src, dest)
+        return
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+        for info in zin.infolist():
+            if info.filename.startswith(drop):
+                continue
+            data = zin.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                data = b"".join(line for line in data.splitlines(keepends=True)
+                                if not line.decode("utf-8").startswith(drop))
+            zout.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+        for keep in KEEP_DIRS.get(name, ()):
+            zout.writestr(zipfile.ZipInfo(keep, date_time=(1980, 1, 1, 0, 0, 0)), "Left out of the reading site's copy of this wheel (tools/sitebuild/offline.py).\n")
+
+
 def bundle(lite: Path, cache: Path) -> dict:
     """Put Pyodide core, a lock of only the bundled wheels, and piplite wheels into the staged lite dir."""
     tgz = fetch_pyodide(cache)
@@ -107,9 +134,9 @@ def bundle(lite: Path, cache: Path) -> dict:
     pip_download([f"{e['name']}=={e['version']}" for e in entries.values()] + list(PIPLITE_WHEELS), wheels)
     for entry in entries.values():
         whl = find_wheel(wheels, entry["name"], entry["version"])
-        shutil.copy2(whl, out / whl.name)
+        slim(whl, out / whl.name, _norm(entry["name"]))
         entry["file_name"] = whl.name
-        entry["sha256"] = hashlib.sha256(whl.read_bytes()).hexdigest()  # PyPI's build, not Pyodide's
+        entry["sha256"] = hashlib.sha256((out / whl.name).read_bytes()).hexdigest()  # not Pyodide's build
     (out / "pyodide-lock.json").write_text(json.dumps({"info": lock["info"], "packages": entries}, indent=1))
     pypi = lite / "pypi"
     pypi.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,8 @@ from pathlib import Path
 APPS = ("notebooks", "tree", "lab", "edit", "consoles", "repl")
 SCRIPT = "course-storage.js"
 SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
+#: start-up tweaks: the kernel starts on the first run of a cell; no wait for the workspace save (see the file)
+APP_SCRIPT = "course-app.js"
 
 REDIRECT = """<meta http-equiv="refresh" content="0; url={url}">
     <script>location.replace({url_js} + location.hash);</script>
@@ -43,6 +45,7 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str) -> No
     cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed}
     js = SCRIPT_SRC.read_text(encoding="utf-8").replace("/*CONFIG*/null", json.dumps(cfg, ensure_ascii=False))
     (output / SCRIPT).write_text(js, encoding="utf-8")
+    shutil.copyfile(SCRIPT_SRC.with_name(APP_SCRIPT), output / APP_SCRIPT)
     for app in APPS:
         page = output / app / "index.html"
         if not page.exists():
@@ -54,27 +57,68 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str) -> No
         if "await import(" not in html or "<head>" not in html:
             raise SystemExit(f"ERROR {page} does not look like a JupyterLite 0.8 app page; "
                              "update tools/sitebuild/post.py for this JupyterLite version")
-        html = html.replace("<head>", "<head>\n    " + tag, 1)
+        html = html.replace("<head>", "<head>\n    " + tag + f'\n    <script src="../{APP_SCRIPT}"></script>', 1)
         # start the app only after the storage script has finished (it waits at most 3 s)
         html = html.replace("await import(", "await (window.courseStorageReady || null);\n        await import(", 1)
         page.write_text(html, encoding="utf-8")
 
 
-def prune(output: Path) -> int:
-    """Delete source maps and the legacy icon-font formats no current browser loads; returns bytes freed.
+#: translation domains the site's front end uses (the zh_CN pack also covers many extensions it lacks)
+CORE_DOMAINS = {"jupyterlab", "notebook"}
+#: settings files JupyterLite 0.8 reads; the per-plugin copies next to them are never fetched
+SETTINGS_FILES = {"all.json", "all_federated.json"}
 
-    Font Awesome's CSS lists woff2 before eot/ttf/svg, so browsers never request the others.
+
+def prune(output: Path) -> int:
+    """Delete what a reader's browser never loads; returns bytes freed.
+
+    - source maps;
+    - legacy Font Awesome formats (eot/ttf/svg, and woff where a woff2 exists): its CSS lists woff2
+      first, and every current browser takes it;
+    - the per-plugin schema files under build/schemas/: JupyterLite reads only all.json and
+      all_federated.json, which hold every schema;
+    - the 310 KB multi-size favicon (replaced by the 32 KB one).
+    Also rewrites api/translations/*.json and build/third-party-licenses.json compactly (same data),
+    keeping only the translation domains of the core apps and the installed federated extensions.
     """
-    doomed = [*output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg")
-                                        for p in (output / "build").glob(f"fa-*.{ext}")]]
-    freed = sum(p.stat().st_size for p in doomed)
+    build = output / "build"
+    doomed = [*output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg") for p in build.glob(f"fa-*.{ext}")],
+              *[p for p in build.glob("fa-*.woff") if p.with_suffix(".woff2").exists()]]
+    schemas = build / "schemas"
+    if (schemas / "all.json").exists():
+        doomed += [p for p in schemas.rglob("*") if p.is_file() and p.parent != schemas]
+    before = _total(output)
     for p in doomed:
         p.unlink()
+    for d in sorted((d for d in schemas.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)):
+        if not any(d.iterdir()):
+            d.rmdir()
     big, small = output / "lab" / "favicon.ico", output / "static" / "favicons" / "favicon.ico"
     if big.exists() and small.exists() and big.stat().st_size > small.stat().st_size:
-        freed += big.stat().st_size - small.stat().st_size   # 310 KB multi-size icon → the 32 KB one
         shutil.copyfile(small, big)
-    return freed
+    domains = CORE_DOMAINS | {_domain(p.parent.name) for p in (output / "extensions").rglob("package.json")
+                              if p.parent.parent.name in ("extensions",) or p.parent.parent.name.startswith("@")}
+    for path in (output / "api" / "translations").glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if path.name != "all.json" and isinstance(data.get("data"), dict):
+            data["data"] = {k: v for k, v in data["data"].items() if _domain(k) in domains}
+        _write_compact(path, data)
+    licenses = build / "third-party-licenses.json"
+    if licenses.exists():
+        _write_compact(licenses, json.loads(licenses.read_text(encoding="utf-8")))
+    return before - _total(output)
+
+
+def _domain(name: str) -> str:
+    return name.replace("-", "_").lower()
+
+
+def _write_compact(path: Path, data) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _total(output: Path) -> int:
+    return sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
 
 
 def finish(output: Path, *, landing: str, storage_prefix: str, release: str) -> None:
