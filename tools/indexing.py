@@ -120,8 +120,12 @@ def replace_generated_cells(nb, blocks: dict[str, str]) -> object:
 
 def write_or_check(path: Path, nb, check: bool, command: str) -> int:
     """Write nb to path atomically, or with check=True report whether path is stale."""
-    text = dumps_notebook(nb)
     current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if current:  # the environment a refresh recorded belongs to the page, not to the generator
+        recorded = nbformat.reads(current, as_version=4).metadata.get("verify")
+        if recorded:
+            nb.metadata["verify"] = recorded
+    text = dumps_notebook(nb)
     if check:
         if current != text:
             print(f"STALE {path}: regenerate it with `.venv/bin/python {command}`", file=sys.stderr)

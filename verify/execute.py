@@ -19,7 +19,7 @@ from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
 from .kernels import ensure_kernel
 from .lite import run_lite_cells
-from .normalize import ANSI
+from .normalize import ANSI, normalize
 from .notebook_io import dumps_notebook, load_notebook, write_atomic
 from .results import FAILED, NB_ERROR, NB_FAILED, NB_PASSED, NOT_RUN, PASSED, CellResult, NotebookResult
 
@@ -225,8 +225,8 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
 
 
 def _tracebacks(outputs) -> list:
-    """Error tracebacks as shown (not compared by the check, but a refresh must keep them current)."""
-    return [list(o.get("traceback", [])) for o in outputs if o.get("output_type") == "error"]
+    """Error tracebacks, normalised (not compared by the check, but a refresh keeps them current)."""
+    return [normalize("\n".join(o.get("traceback", [])))[0] for o in outputs if o.get("output_type") == "error"]
 
 
 def _write_refresh(path: Path, saved_nb, run_nb, env: dict) -> bool:
