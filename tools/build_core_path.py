@@ -8,14 +8,13 @@ words) of prose per minute, and 8 lines of code per minute (reading and running 
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from indexing import ROOT, chapters, generated_page, headings, link, write_or_check  # noqa: E402
+from indexing import ROOT, chapters, generated_page, headings, link, page_main  # noqa: E402
 from verify.cells import source_text  # noqa: E402
 
 FOLDER = ROOT / "content" / "入门"
@@ -76,11 +75,7 @@ def build(folder: Path = FOLDER) -> object:
 
 def main(argv=None) -> int:
     """CLI entry point."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--check", action="store_true")
-    p.add_argument("--folder", type=Path, default=FOLDER, help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
-    return write_or_check(args.folder / PAGE.name, build(args.folder), args.check, "tools/build_core_path.py")
+    return page_main(__doc__, FOLDER, PAGE.name, build, "tools/build_core_path.py", argv)
 
 
 if __name__ == "__main__":

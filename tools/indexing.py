@@ -137,6 +137,17 @@ def write_or_check(path: Path, nb, check: bool, command: str) -> int:
     return 0
 
 
+def page_main(doc: str, folder: Path, page_name: str, build, command: str, argv=None) -> int:
+    """Shared CLI of the page builders: regenerate the page, or with --check report staleness."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--check", action="store_true", help="only report whether the page is stale")
+    p.add_argument("--folder", type=Path, default=folder, help=argparse.SUPPRESS)  # tests: a course copy
+    args = p.parse_args(argv)
+    return write_or_check(args.folder / page_name, build(args.folder), args.check, command)
+
+
 def read_notebook(path: Path):
     """Load a notebook through the harness's reader (clear errors on bad JSON)."""
     return load_notebook(path)
