@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark the harness against sequential `jupyter nbconvert --execute`.
 
-Builds N notebooks that spend real time in JAX (compiling and running jitted functions, as
-course chapters do), then times, on the same machine:
+By default the benchmark set is the course's own chapters (content/入门/0[1-7]_*.ipynb: real
+notebooks that spend their time in JAX); `--fixtures` builds N synthetic notebooks instead
+(a compile-heavy cell, a 200-step training loop, a batched Hessian). Then it times, on the same machine:
   1. sequential `jupyter nbconvert --to notebook --execute` of each (the baseline),
   2. `tools/run_all.py --no-cache` (the harness's full check, parallel),
   3. `tools/run_all.py` again (every notebook cached).
@@ -61,16 +62,21 @@ def timed(cmd: list[str]) -> float:
 def main(argv=None) -> int:
     """Run the benchmark and print the ratios."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--notebooks", type=int, default=4)
+    p.add_argument("--fixtures", action="store_true", help="use synthetic notebooks instead of the chapters")
+    p.add_argument("--notebooks", type=int, default=4, help="with --fixtures: how many")
     p.add_argument("--compiles", type=int, default=40, help="distinct jitted functions per notebook")
     p.add_argument("--steps", type=int, default=200, help="training steps per notebook")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-verify-") as tmp:
         folder = Path(tmp)
-        paths = make_notebooks(folder, args.notebooks, args.compiles, args.steps)
-        run_all = [PY, str(ROOT / "tools" / "run_all.py"), str(folder)]
-        print(f"* {len(paths)} notebooks in {folder}; saving outputs once (not timed)", file=sys.stderr)
-        timed(run_all + ["--refresh", "--no-cache"])
+        if args.fixtures:
+            paths = make_notebooks(folder, args.notebooks, args.compiles, args.steps)
+            print(f"* {len(paths)} notebooks in {folder}; saving outputs once (not timed)", file=sys.stderr)
+            timed([PY, str(ROOT / "tools" / "run_all.py"), str(folder), "--refresh", "--no-cache"])
+        else:
+            paths = sorted((ROOT / "content" / "入门").glob("0[1-7]_*.ipynb"))
+            print(f"* {len(paths)} course chapters", file=sys.stderr)
+        run_all = [PY, str(ROOT / "tools" / "run_all.py"), *map(str, paths)]
         print("* baseline: sequential jupyter nbconvert --execute", file=sys.stderr)
         out = folder / "nbconvert-out"
         baseline = sum(timed([PY, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
