@@ -203,7 +203,7 @@ def test_when_interrupted_during_refresh_then_file_is_untouched_and_kernel_stopp
 
 def test_cli_exit_codes_progress_and_json_report(tmp_path):
     ok = write_notebook(tmp_path / "nbs" / "good.ipynb", [code("print('ok')")])
-    bad = write_notebook(tmp_path / "nbs" / "fail.ipynb", [code("raise ValueError('boom')")])
+    write_notebook(tmp_path / "nbs" / "fail.ipynb", [code("raise ValueError('boom')")])
     subprocess.run(RUN_ALL + [str(ok), "--refresh", "--no-cache"], check=True, capture_output=True, cwd=ROOT)
     report = tmp_path / "report.json"
     r = subprocess.run(RUN_ALL + [str(tmp_path / "nbs"), "--no-cache", "--json", str(report), "--jobs", "2"],

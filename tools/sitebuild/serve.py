@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
-import json
 import os
 import sys
 from pathlib import Path
