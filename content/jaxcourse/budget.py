@@ -80,7 +80,7 @@ class CompileBudget:
     """一份编译预算:with 块(或被装饰函数的一次调用)里最多 `max_compiles` 次编译。
 
     name:只数名为 name 的函数(与 `count_compiles` 相同,"f" 匹配 jit(f));None 数所有编译,
-    包括即时执行的小运算。explain:是否打开 `jax.explain_cache_misses()` 和 `jax.log_compiles()`
+    包括逐条执行(eager)的小运算。explain:是否打开 `jax.explain_cache_misses()` 和 `jax.log_compiles()`
     收集原因和每次编译的输入类型(这些日志在块里被预算收下,不再打印)。
     超支时在 with 块结束处抛出 `CompileBudgetExceeded`;块里已经抛出的异常原样传出。
     """
@@ -151,7 +151,7 @@ class CompileBudget:
                 lines.append("    原因(jax.explain_cache_misses):")
                 lines += ["      " + ln for ln in miss.splitlines()]
             if not pending and self.explain:
-                lines.append("    原因:JAX 没有给出说明(即时执行的小运算,或不经过 jit 追踪缓存的编译)")
+                lines.append("    原因:JAX 没有给出说明(逐条执行(eager)的小运算,或不经过 jit 追踪缓存的编译)")
             pending, signature = [], ""
         if pending:
             lines.append(f"另有 {len(pending)} 条缓存未命中说明之后没有发生编译(重新追踪的结果命中了编译缓存):")

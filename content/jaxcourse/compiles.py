@@ -47,7 +47,7 @@ def _listener(event: str, duration: float, **kwargs) -> None:
 def count_compiles(name: str | None = None):
     """统计 with 块里函数 `name`(例如 "f" 会匹配 jit(f))被编译的次数。
 
-    name=None 时统计所有编译,包括即时执行的小运算(它们也会编译),通常应该给出函数名。
+    name=None 时统计所有编译,包括逐条执行(eager)的小运算(它们也会编译),通常应该给出函数名。
     """
     log = start(CompileLog(name))
     try:
