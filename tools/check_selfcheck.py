@@ -23,22 +23,11 @@ from nbclient import NotebookClient  # noqa: E402
 
 from check_structure import Problem, chapter_paths  # noqa: E402
 from verify.cells import is_code, source_text  # noqa: E402
+from verify.compare import output_text  # noqa: E402
 from verify.contract import parse_chapter  # noqa: E402
 from verify.notebook_io import load_notebook  # noqa: E402
 
 PASS, PENDING = "✅", "⏳"
-
-
-def _stdout(cell) -> str:
-    parts = []
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "stream":
-            parts.append(out.get("text", ""))
-        elif out.get("output_type") == "error":
-            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
-        elif "text/plain" in out.get("data", {}):
-            parts.append(out["data"]["text/plain"])
-    return "".join(parts)
 
 
 def answer_lines(source: str) -> list[str]:
@@ -64,7 +53,7 @@ class _Session:
         cell = nbformat.v4.new_code_cell(source)
         self.nb.cells.append(cell)  # nbclient stores the executed cell back by index
         try:
-            return _stdout(self.client.execute_cell(cell, len(self.nb.cells) - 1))
+            return output_text(self.client.execute_cell(cell, len(self.nb.cells) - 1).get("outputs", []))
         finally:
             self.nb.cells.pop()
 
@@ -91,7 +80,7 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
             check_src = source_text(cells[ex.check])
             ref_src = source_text(cells[ex.reference])
             reset = f"for _n in {ex.names!r}:\n    globals().pop(_n, None)"
-            shipped = _stdout(cells[ex.check])
+            shipped = output_text(cells[ex.check].get("outputs", []))
             if PENDING not in shipped:
                 add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
             session.run(reset)

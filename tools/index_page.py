@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexing import ROOT, chapters, link, read_notebook, replace_generated_cells, to_nb, write_or_check
+from verify.compare import output_text  # noqa: E402  (indexing puts the repository on sys.path)
 
 CAPSTONE_ACCURACY = re.compile(r"测试准确率[::]\s*([0-9.]+)\s*\((\d+)/(\d+)\)")
 CAPSTONE_COMPILES = re.compile(r"训练循环编译次数[::]\s*(\d+)")
@@ -29,14 +30,7 @@ class IndexConfig:
 
 def saved_text(nb) -> str:
     """All saved stream and text/plain outputs of a notebook, joined."""
-    parts = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                parts.append(out.get("text", ""))
-            elif "text/plain" in out.get("data", {}):
-                parts.append(out["data"]["text/plain"])
-    return "\n".join(parts)
+    return "\n".join(output_text(cell.get("outputs", []), errors=False) for cell in nb.cells)
 
 
 def capstone_figures(nb) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verify.cells import SKIP_TAG, course_meta, is_code, tags  # noqa: E402
+from verify.cells import SKIP_TAG, is_code, tags, warning_declared  # noqa: E402
 from verify.compare import WARNING_LINE  # noqa: E402
 from verify.notebook_io import load_notebook  # noqa: E402
 from verify.runner import find_notebooks  # noqa: E402
@@ -53,7 +53,6 @@ def lint(path: Path) -> list[str]:
             expected += 1
         if count is None and outputs:
             add("outputs-without-run", "cell has outputs but never ran")
-        declared = course_meta(cell).get("expect_warnings", [])
         for out in outputs:
             kind = out.get("output_type")
             texts = [_text(out.get("text"))] if kind == "stream" else \
@@ -72,7 +71,7 @@ def lint(path: Path) -> list[str]:
                     add("glyph-missing", "matplotlib could not draw a character: use jaxcourse.figure()/use_cjk_font()")
             if kind == "stream" and out.get("name") == "stderr":
                 for w in WARNING_LINE.finditer(_text(out.get("text"))):
-                    if not any(w.group(1).startswith(d) or d.startswith(w.group(1)) for d in declared):
+                    if not warning_declared(cell, w.group(1)):
                         add("undeclared-warning", f"{w.group(1)} printed but not listed in metadata.course.expect_warnings")
             for mime, data in out.get("data", {}).items():
                 if mime.startswith("image/") and mime != "image/svg+xml":

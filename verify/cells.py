@@ -52,3 +52,9 @@ def source_text(cell) -> str:
 def is_code(cell) -> bool:
     """True for code cells with non-blank source."""
     return cell.get("cell_type") == "code" and source_text(cell).strip() != ""
+
+
+def warning_declared(cell, category: str) -> bool:
+    """True when `category` (e.g. "DeprecationWarning") is listed in metadata.course.expect_warnings."""
+    return any(category.startswith(d) or d.startswith(category)
+               for d in course_meta(cell).get("expect_warnings", []))

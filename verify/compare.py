@@ -55,6 +55,20 @@ def canonical(outputs, *, mask_numbers: bool = False) -> tuple[str, list[str]]:
     return text, fired
 
 
+def output_text(outputs, *, errors: bool = True) -> str:
+    """What a reader sees as text: streams, text/plain results and (optionally) `Type: message` of errors."""
+    parts = []
+    for out in outputs:
+        kind = out.get("output_type")
+        if kind == "stream":
+            parts.append(_text(out.get("text")))
+        elif kind == "error" and errors:
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
+        elif "text/plain" in out.get("data", {}):
+            parts.append(_text(out["data"]["text/plain"]))
+    return "".join(parts)
+
+
 def error_name(outputs) -> str | None:
     """The exception type shown in the outputs, or None when the cell did not raise."""
     for out in outputs:

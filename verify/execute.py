@@ -87,8 +87,7 @@ def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
             res.detail = _traceback(fresh_outputs)
             return res
     new_warnings = warnings_in(fresh_outputs) - warnings_in(saved)
-    declared = C.course_meta(cell).get("expect_warnings", [])
-    undeclared = sorted(w for w in new_warnings if not any(w.startswith(d) for d in declared))
+    undeclared = sorted(w for w in new_warnings if not C.warning_declared(cell, w.split(":", 1)[0]))
     if undeclared and not refresh:
         res.status, res.rule = FAILED, "new warning"
         res.message = ("fresh run prints a warning the saved output does not have: " + "; ".join(undeclared)
