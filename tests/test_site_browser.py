@@ -21,14 +21,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import CONTENT  # noqa: E402
+from sitebuild import CONTENT, FIRST_CHAPTER, LANDING, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
 from sitebuild.demo import write_demo  # noqa: E402
 from sitebuild.serve import make_server  # noqa: E402
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = ROOT / "test-artifacts" / "site"
-LANDING, CHAPTER = "入门/00_总目录.ipynb", "入门/01_JAX简介.ipynb"
+CHAPTER = FIRST_CHAPTER
 CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 FRIENDLY = "浏览器里的 Python(Pyodide)没有"

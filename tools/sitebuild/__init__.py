@@ -14,6 +14,8 @@ CACHE = ROOT / ".site-cache"     # npm / PyPI downloads (git-ignored, kept betwe
 
 #: the page the site opens on, relative to the contents root
 LANDING = "入门/00_总目录.ipynb"
+#: the first chapter: its first saved output is the site's load-time figure (see preload.py)
+FIRST_CHAPTER = "入门/01_JAX简介.ipynb"
 #: the helper package the notebooks import; it must land at the site root
 PACKAGE = "jaxcourse"
 

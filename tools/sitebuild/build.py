@@ -58,8 +58,12 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     if proc.returncode:
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise SystemExit(f"ERROR jupyter lite build failed (exit {proc.returncode}); its output is above")
-    post.finish(output, landing=LANDING, storage_prefix=STORAGE_PREFIX, release=release)
-    summary = {"release": release, "offline": offline_build, "bundled": bundled,
+    preloads = post.finish(output, landing=LANDING, storage_prefix=STORAGE_PREFIX, release=release)
+    if preloads["missing"]:
+        print(f"WARNING {len(preloads['missing'])} scripts in tools/sitebuild/preload.txt are not in this build "
+              f"(first: {preloads['missing'][0]}); the first chapter loads slower until you re-record it: "
+              ".venv/bin/python tools/site.py preload", file=sys.stderr)
+    summary = {"release": release, "offline": offline_build, "bundled": bundled, "preloads": preloads["injected"],
                "seconds": round(time.perf_counter() - t0, 1), **post.sizes(output)}
     (output / serve.STAMP).write_text(fingerprint)
     (output / ".build.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")

@@ -7,6 +7,8 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
+from . import preload
+
 APPS = ("notebooks", "tree", "lab", "edit", "consoles", "repl")
 SCRIPT = "course-storage.js"
 SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
@@ -121,11 +123,12 @@ def _total(output: Path) -> int:
     return sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
 
 
-def finish(output: Path, *, landing: str, storage_prefix: str, release: str) -> None:
-    """All post-build steps."""
+def finish(output: Path, *, landing: str, storage_prefix: str, release: str) -> dict:
+    """All post-build steps; returns what the preload step did (see preload.py)."""
     write_redirect(output, landing)
     inject_storage_script(output, storage_prefix, release)
     prune(output)
+    return preload.inject(output)
 
 
 def sizes(output: Path) -> dict:

@@ -1,0 +1,132 @@
+"""Preload hints: the scripts the reading page needs before a chapter's first saved output.
+
+The notebook page discovers its scripts one step at a time (bundle, then config, then the core
+bundle, then the chunks the notebook widget asks for once the file has arrived), so the browser
+sits idle between steps. `preload.txt` lists those scripts in load order; the build puts a
+`<link rel="preload" as="script">` for each one into notebooks/index.html, so they all start at once.
+
+The list depends on the JupyterLite build (chunk names carry hashes). The browser test fails when a
+script loaded before the first output is missing from it; re-record it then with
+    .venv/bin/python tools/site.py preload
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+LIST = Path(__file__).with_name("preload.txt")
+PAGE = "notebooks/index.html"
+MARK = "<!-- course preload -->"
+LINK = re.compile(r'\s*<link rel="preload" as="script" href="\.\./[^"]+" data-course-preload>')
+
+
+def wanted(entries: list[tuple[str, str]], base: str) -> list[str]:
+    """Site-relative paths of the scripts among resource-timing entries (url, initiatorType), in order.
+
+    Pyodide itself is left out: it loads when the kernel starts, never before the first output.
+    """
+    out = []
+    for url, _kind in entries:
+        path = urllib.parse.urlsplit(url).path
+        rel = url[len(base):] if url.startswith(base) else None
+        if rel is None or "/static/pyodide/" in path:
+            continue
+        if path.endswith(".js") and rel not in out:
+            out.append(rel)
+    return out
+
+
+def read_list() -> list[str]:
+    """The recorded paths (comments and blank lines skipped)."""
+    if not LIST.exists():
+        return []
+    lines = (line.strip() for line in LIST.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def inject(output: Path) -> dict:
+    """Add the preload links to notebooks/index.html; returns {'injected': n, 'missing': [paths]}."""
+    page = Path(output) / PAGE
+    paths = read_list()
+    if not page.exists():
+        return {"injected": 0, "missing": []}
+    html = strip(page.read_text(encoding="utf-8"))
+    present = [p for p in paths if (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()
+               and not referenced(html, p)]
+    missing = [p for p in paths if not (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()]
+    if present:
+        anchor = '<script id="jupyter-config-data"'
+        if anchor not in html:
+            raise SystemExit(f"ERROR {page} has no jupyter-config-data block; "
+                             "update tools/sitebuild/preload.py for this JupyterLite version")
+        links = "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
+                        for p in present)
+        html = html.replace(anchor, f"{MARK}\n    {links}{anchor}", 1)
+        page.write_text(html, encoding="utf-8")
+    return {"injected": len(present), "missing": missing}
+
+
+def referenced(html: str, path: str) -> bool:
+    """True when the page itself names the script (its own preload of the bundle, its config import):
+    those start at once already, and the config module would need modulepreload, not preload."""
+    return path.split("?")[0].rsplit("/", 1)[-1] in html
+
+
+def uncovered(entries: list[tuple[str, str]], base: str, html: str) -> list[str]:
+    """Scripts the page loaded (per resource timing) that neither the preload list nor the page names."""
+    listed = set(read_list())
+    return [p for p in wanted(entries, base) if p not in listed and not referenced(strip(html), p)]
+
+
+def strip(html: str) -> str:
+    """The page without the course's preload links."""
+    return LINK.sub("", html).replace(MARK + "\n    ", "").replace(MARK, "")
+
+
+def record(output: Path, chapter: str, exe: str) -> list[str]:
+    """Open `chapter` in a cold headless chromium (preloads stripped) and list the scripts it loaded
+    before the first saved output; written to preload.txt atomically."""
+    import json
+
+    from playwright.sync_api import sync_playwright
+
+    from .serve import make_server
+
+    nb = json.loads((Path(output) / "files" / chapter).read_text(encoding="utf-8"))
+    index = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs"))
+    httpd = make_server(Path(output), 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    page_html = strip((Path(output) / PAGE).read_text(encoding="utf-8"))
+    try:
+        with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
+            ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe,
+                                                        args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = ctx.new_page()
+            page.route(lambda url: urllib.parse.urlsplit(url).path == "/" + PAGE,
+                       lambda r: r.fulfill(body=page_html, content_type="text/html"))
+            page.goto(base + "notebooks/index.html?path=" + urllib.parse.quote(chapter))
+            cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+            cell.scroll_into_view_if_needed(timeout=60_000)
+            cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+            entries = page.evaluate("() => performance.getEntriesByType('resource')"
+                                    ".map(e => [e.name, e.initiatorType])")
+            ctx.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    paths = wanted(entries, base)
+    head = (f"# scripts {PAGE} loads before the first saved output of {chapter}, in load order;\n"
+            f"# recorded {time.strftime('%Y-%m-%d')} by: .venv/bin/python tools/site.py preload\n")
+    tmp = LIST.with_name(LIST.name + ".tmp")
+    tmp.write_text(head + "".join(p + "\n" for p in paths), encoding="utf-8")
+    os.replace(tmp, LIST)
+    print(f"* recorded {len(paths)} scripts into {LIST}", file=sys.stderr)
+    return paths
