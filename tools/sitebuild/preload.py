@@ -24,7 +24,12 @@ from pathlib import Path
 LIST = Path(__file__).with_name("preload.txt")
 PAGE = "notebooks/index.html"
 MARK = "<!-- course preload -->"
-LINK = re.compile(r'\s*<link rel="preload" as="script" href="\.\./[^"]+" data-course-preload>')
+LINK = re.compile(r'\s*<link rel="(?:module)?preload"[^>]* data-course-preload>')
+#: what JupyterLite's config-utils.js reads before the app can start: its own module and, for the app
+#: folder and the site root, index.html, jupyter-lite.json and jupyter-lite.ipynb (via plain fetch()).
+#: Without these hints they queue behind the scripts below and hold up the start by about 0.5 s.
+CONFIG_FILES = ("jupyter-lite.json", "index.html", "jupyter-lite.ipynb")
+IMPORT = re.compile(r"import\(\s*'(\.\./[^']+\.js[^']*)'")
 
 
 def wanted(entries: list[tuple[str, str]], base: str) -> list[str]:
@@ -66,8 +71,14 @@ def inject(output: Path) -> dict:
         if anchor not in html:
             raise SystemExit(f"ERROR {page} has no jupyter-config-data block; "
                              "update tools/sitebuild/preload.py for this JupyterLite version")
-        links = "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
-                        for p in present)
+        links = "".join(f'<link rel="modulepreload" href="{m}" data-course-preload>\n    '
+                        for m in IMPORT.findall(html))
+        links += "".join(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{d}{name}" '
+                         'data-course-preload>\n    '
+                         for d, folder in (("./", page.parent), ("../", page.parent.parent))
+                         for name in CONFIG_FILES if (folder / name).is_file())
+        links += "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
+                         for p in present)
         html = html.replace(anchor, f"{MARK}\n    {links}{anchor}", 1)
         page.write_text(html, encoding="utf-8")
     return {"injected": len(present), "missing": missing}
