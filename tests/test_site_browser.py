@@ -172,16 +172,16 @@ def test_site_in_browser(site, browser):
     first.wait_for(timeout=30_000)
     t_saved = time.perf_counter() - t0
     loaded = page.evaluate("""() => performance.getEntriesByType('resource').concat(
-        performance.getEntriesByType('navigation')).map(e => [e.name, e.encodedBodySize, e.initiatorType])""")
-    app = sum(n for u, n, _ in loaded if "/static/pyodide/" not in u)
-    kernel = sum(n for u, n, _ in loaded if "/static/pyodide/" in u)
+        performance.getEntriesByType('navigation')).map(e => [e.name, e.encodedBodySize])""")
+    app = sum(n for u, n in loaded if "/static/pyodide/" not in u)
+    kernel = sum(n for u, n in loaded if "/static/pyodide/" in u)
     print(f"01_JAX简介: first saved output visible after {t_saved:.2f} s (target ≤ 3 s on an idle machine); "
           f"downloaded by then: {app / 1e6:.1f} MB for the page "
           f"(+ {kernel / 1e6:.1f} MB of Pyodide; the kernel starts on the first run)")
     # every script loaded before the first output was preloaded (a few small late ones may vary by timing)
     html = (site["output"] / preload.PAGE).read_text(encoding="utf-8")
-    late = preload.uncovered([(u, k) for u, _, k in loaded], base, html)
-    late_bytes = sum(n for u, n, _ in loaded if u[len(base):] in late)
+    late = preload.uncovered([u for u, _ in loaded], base, html)
+    late_bytes = sum(n for u, n in loaded if u[len(base):] in late)
     print(f"preload: {len(preload.read_list())} listed; loaded before the first output but not preloaded: "
           f"{len(late)} scripts, {late_bytes / 1e3:.0f} KB {late[:3]}")
     assert late_bytes <= 100_000, (

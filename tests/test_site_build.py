@@ -72,3 +72,28 @@ def test_friendly_import_error_is_short_chinese_and_catchable():
                           capture_output=True, text=True, check=True)
     assert "浏览器里的 Python(Pyodide)没有 surely_absent_pkg" in proc.stdout
     assert "JAX 0.12.0.1" in proc.stdout and "Colab" in proc.stdout and "./dev setup" in proc.stdout
+
+
+def test_preload_inject_is_idempotent_and_reports_missing(tmp_path, monkeypatch):
+    """Config hints always; listed scripts that exist are preloaded once; missing ones are reported."""
+    from sitebuild import preload
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "a.js").write_text("1")
+    (tmp_path / "jupyter-lite.json").write_text("{}")
+    (tmp_path / "config-utils.js").write_text("1")
+    page = tmp_path / preload.PAGE
+    page.write_text("<head>\n    <script id=\"jupyter-config-data\">{}</script>\n"
+                    "<script>import(\n '../config-utils.js?_=1'\n)</script></head>")
+    listing = tmp_path / "preload.txt"
+    listing.write_text("# comment\nbuild/a.js\nbuild/gone.js\nconfig-utils.js?_=1\n")
+    monkeypatch.setattr(preload, "LIST", listing)
+    first = preload.inject(tmp_path)
+    html = page.read_text()
+    assert first == {"injected": 1, "missing": ["build/gone.js"]}
+    assert html.count('href="../build/a.js"') == 1 and 'rel="modulepreload" href="../config-utils.js?_=1"' in html
+    assert 'href="../jupyter-lite.json"' in html and 'href="./jupyter-lite.json"' not in html
+    preload.inject(tmp_path)
+    assert page.read_text() == html
+    assert "data-course-preload" not in preload.strip(html)

@@ -3,7 +3,8 @@
 The notebook page discovers its scripts one step at a time (bundle, then config, then the core
 bundle, then the chunks the notebook widget asks for once the file has arrived), so the browser
 sits idle between steps. `preload.txt` lists those scripts in load order; the build puts a
-`<link rel="preload" as="script">` for each one into notebooks/index.html, so they all start at once.
+`<link rel="preload" as="script">` for each one into notebooks/index.html, after hints for the config
+module and the config files it reads (CONFIG_FILES), so they all start at once.
 
 The list depends on the JupyterLite build (chunk names carry hashes). The browser test fails when a
 script loaded before the first output is missing from it; re-record it then with
@@ -32,13 +33,13 @@ CONFIG_FILES = ("jupyter-lite.json", "index.html", "jupyter-lite.ipynb")
 IMPORT = re.compile(r"import\(\s*'(\.\./[^']+\.js[^']*)'")
 
 
-def wanted(entries: list[tuple[str, str]], base: str) -> list[str]:
-    """Site-relative paths of the scripts among resource-timing entries (url, initiatorType), in order.
+def wanted(urls: list[str], base: str) -> list[str]:
+    """Site-relative paths of the scripts among resource-timing URLs, in order.
 
     Pyodide itself is left out: it loads when the kernel starts, never before the first output.
     """
     out = []
-    for url, _kind in entries:
+    for url in urls:
         path = urllib.parse.urlsplit(url).path
         rel = url[len(base):] if url.startswith(base) else None
         if rel is None or "/static/pyodide/" in path:
@@ -63,24 +64,22 @@ def inject(output: Path) -> dict:
     if not page.exists():
         return {"injected": 0, "missing": []}
     html = strip(page.read_text(encoding="utf-8"))
-    present = [p for p in paths if (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()
-               and not referenced(html, p)]
-    missing = [p for p in paths if not (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()]
-    if present:
-        anchor = '<script id="jupyter-config-data"'
-        if anchor not in html:
-            raise SystemExit(f"ERROR {page} has no jupyter-config-data block; "
-                             "update tools/sitebuild/preload.py for this JupyterLite version")
-        links = "".join(f'<link rel="modulepreload" href="{m}" data-course-preload>\n    '
-                        for m in IMPORT.findall(html))
-        links += "".join(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{d}{name}" '
-                         'data-course-preload>\n    '
-                         for d, folder in (("./", page.parent), ("../", page.parent.parent))
-                         for name in CONFIG_FILES if (folder / name).is_file())
-        links += "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
-                         for p in present)
-        html = html.replace(anchor, f"{MARK}\n    {links}{anchor}", 1)
-        page.write_text(html, encoding="utf-8")
+    anchor = '<script id="jupyter-config-data"'
+    if anchor not in html:
+        raise SystemExit(f"ERROR {page} has no jupyter-config-data block; "
+                         "update tools/sitebuild/preload.py for this JupyterLite version")
+    exists = [p for p in paths if (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()]
+    missing = [p for p in paths if p not in exists]
+    present = [p for p in exists if not referenced(html, p)]
+    links = "".join(f'<link rel="modulepreload" href="{m}" data-course-preload>\n    '
+                    for m in IMPORT.findall(html))
+    links += "".join(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{d}{name}" '
+                     'data-course-preload>\n    '
+                     for d, folder in (("./", page.parent), ("../", page.parent.parent))
+                     for name in CONFIG_FILES if (folder / name).is_file())
+    links += "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
+                     for p in present)
+    page.write_text(html.replace(anchor, f"{MARK}\n    {links}{anchor}", 1), encoding="utf-8")
     return {"injected": len(present), "missing": missing}
 
 
@@ -90,10 +89,10 @@ def referenced(html: str, path: str) -> bool:
     return path.split("?")[0].rsplit("/", 1)[-1] in html
 
 
-def uncovered(entries: list[tuple[str, str]], base: str, html: str) -> list[str]:
+def uncovered(urls: list[str], base: str, html: str) -> list[str]:
     """Scripts the page loaded (per resource timing) that neither the preload list nor the page names."""
     listed = set(read_list())
-    return [p for p in wanted(entries, base) if p not in listed and not referenced(strip(html), p)]
+    return [p for p in wanted(urls, base) if p not in listed and not referenced(strip(html), p)]
 
 
 def strip(html: str) -> str:
@@ -127,13 +126,12 @@ def record(output: Path, chapter: str, exe: str) -> list[str]:
             cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
             cell.scroll_into_view_if_needed(timeout=60_000)
             cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
-            entries = page.evaluate("() => performance.getEntriesByType('resource')"
-                                    ".map(e => [e.name, e.initiatorType])")
+            urls = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
             ctx.close()
     finally:
         httpd.shutdown()
         httpd.server_close()
-    paths = wanted(entries, base)
+    paths = wanted(urls, base)
     head = (f"# scripts {PAGE} loads before the first saved output of {chapter}, in load order;\n"
             f"# recorded {time.strftime('%Y-%m-%d')} by: .venv/bin/python tools/site.py preload\n")
     tmp = LIST.with_name(LIST.name + ".tmp")
