@@ -97,3 +97,26 @@ def test_preload_inject_is_idempotent_and_reports_missing(tmp_path, monkeypatch)
     preload.inject(tmp_path)
     assert page.read_text() == html
     assert "data-course-preload" not in preload.strip(html)
+
+
+def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
+    """The bench baseline is the page exactly as JupyterLite wrote it, and the course page differs."""
+    from sitebuild import post, preload
+
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "a.ipynb").write_text("{}")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "a.js").write_text("1")
+    listing = tmp_path / "preload.txt"
+    listing.write_text("build/a.js\n")
+    monkeypatch.setattr(preload, "LIST", listing)
+    page = tmp_path / preload.PAGE
+    original = ("<!doctype html><html><head>\n    <script id=\"jupyter-config-data\">{}</script>\n"
+                "<script type=\"module\">\n        await import('../config-utils.js?_=1');\n</script></head></html>")
+    page.write_text(original)
+    post.inject_storage_script(tmp_path, "p", "r1")
+    preload.inject(tmp_path)
+    course = page.read_text()
+    assert post.SCRIPT in course and post.APP_SCRIPT in course and "data-course-preload" in course
+    assert post.stock_page(course) == original

@@ -3,18 +3,18 @@
     tools/site.py build [--cdn] [--contents DIR] [--output DIR]
     tools/site.py serve [--cdn] [--no-build] [--port N]     (port: --port, $PORT, or 8000)
     tools/site.py preload   re-record tools/sitebuild/preload.txt in Debian's chromium, then rebuild
+    tools/site.py bench [--runs N] [--no-build]   chapter 01's load time: this site vs JupyterLite defaults
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sitebuild import CONTENT, FIRST_CHAPTER, OUTPUT, preload  # noqa: E402
+from sitebuild import CONTENT, FIRST_CHAPTER, OUTPUT, bench, browser, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
 from sitebuild.serve import needs_build, serve  # noqa: E402
 
@@ -24,6 +24,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="tools/site.py", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("preload", help="re-record the scripts to preload (after a JupyterLite upgrade)")
+    b = sub.add_parser("bench", help="time chapter 01's first saved output (cold) against JupyterLite's defaults")
+    b.add_argument("--runs", type=int, default=7, help="cold loads per variant (default 7)")
+    b.add_argument("--no-build", action="store_true", help="measure the existing offline build in _output/")
     for name in ("build", "serve"):
         p = sub.add_parser(name)
         p.add_argument("--cdn", action="store_true",
@@ -36,6 +39,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "preload":
         return record_preloads()
+    if args.cmd == "bench":
+        return run_bench(args.runs, args.no_build)
     if args.cmd == "build" or (not args.no_build and needs_build(args.output, args.contents, not args.cdn)):
         build(offline_build=not args.cdn, contents=args.contents, output=args.output.resolve())
     if args.cmd == "serve":
@@ -43,15 +48,32 @@ def main(argv=None) -> int:
     return 0
 
 
+def _chromium() -> str:
+    exe = browser.chromium()
+    if not exe:
+        raise SystemExit("ERROR " + browser.INSTALL_HINT)
+    return exe
+
+
 def record_preloads() -> int:
     """Build offline, record the scripts chapter 01 loads before its first output, rebuild with them."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not exe:
-        raise SystemExit("ERROR Debian's chromium is not installed: sudo apt-get install chromium fonts-noto-cjk "
-                         "(never 'playwright install')")
+    exe = _chromium()
     build(offline_build=True, contents=CONTENT, output=OUTPUT, quiet=True)
     preload.record(OUTPUT, FIRST_CHAPTER, exe)
     build(offline_build=True, contents=CONTENT, output=OUTPUT)
+    return 0
+
+
+def run_bench(runs: int, no_build: bool) -> int:
+    """Print chapter 01's cold first-output time for this site and for JupyterLite's defaults."""
+    if runs < 1:
+        raise SystemExit(f"ERROR --runs {runs}: give at least 1 (7 or more for a stable median)")
+    exe = _chromium()
+    if not no_build:
+        build(offline_build=True, contents=CONTENT, output=OUTPUT, quiet=True)
+    elif not (OUTPUT / preload.PAGE).exists():
+        raise SystemExit(f"ERROR {OUTPUT} has no built site; run without --no-build")
+    print(bench.report(bench.bench(OUTPUT, FIRST_CHAPTER, exe, runs)))
     return 0
 
 

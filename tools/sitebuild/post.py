@@ -59,10 +59,24 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str) -> No
         if "await import(" not in html or "<head>" not in html:
             raise SystemExit(f"ERROR {page} does not look like a JupyterLite 0.8 app page; "
                              "update tools/sitebuild/post.py for this JupyterLite version")
-        html = html.replace("<head>", "<head>\n    " + tag + f'\n    <script src="../{APP_SCRIPT}"></script>', 1)
-        # start the app only after the storage script has finished (it waits at most 3 s)
-        html = html.replace("await import(", "await (window.courseStorageReady || null);\n        await import(", 1)
+        html = html.replace("<head>", "<head>\n    " + _tags(), 1)
+        html = html.replace("await import(", WAIT_FOR_STORAGE + "await import(", 1)
         page.write_text(html, encoding="utf-8")
+
+
+#: start the app only after the storage script has finished (it waits at most 3 s)
+WAIT_FOR_STORAGE = "await (window.courseStorageReady || null);\n        "
+
+
+def _tags() -> str:
+    return f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
+
+
+def stock_page(html: str) -> str:
+    """An app page as JupyterLite builds it: without the course's scripts and preload hints.
+
+    The baseline of `tools/site.py bench` (kernel starts on open, no preloads, no storage step)."""
+    return preload.strip(html).replace(_tags() + "\n    ", "").replace(WAIT_FOR_STORAGE, "")
 
 
 #: translation domains the site's front end uses (the zh_CN pack also covers many extensions it lacks)

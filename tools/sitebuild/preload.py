@@ -100,32 +100,31 @@ def strip(html: str) -> str:
     return LINK.sub("", html).replace(MARK + "\n    ", "").replace(MARK, "")
 
 
+def serve_page(page, html: str) -> None:
+    """Make `page` get `html` instead of the built notebooks/index.html."""
+    page.route(lambda url: urllib.parse.urlsplit(url).path == "/" + PAGE,
+               lambda r: r.fulfill(body=html, content_type="text/html"))
+
+
 def record(output: Path, chapter: str, exe: str) -> list[str]:
     """Open `chapter` in a cold headless chromium (preloads stripped) and list the scripts it loaded
     before the first saved output; written to preload.txt atomically."""
-    import json
-
     from playwright.sync_api import sync_playwright
 
+    from . import browser
     from .serve import make_server
 
-    nb = json.loads((Path(output) / "files" / chapter).read_text(encoding="utf-8"))
-    index = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and c.get("outputs"))
+    index = browser.first_output_cell(Path(output) / "files" / chapter)
     httpd = make_server(Path(output), 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     page_html = strip((Path(output) / PAGE).read_text(encoding="utf-8"))
     try:
         with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-            ctx = pw.chromium.launch_persistent_context(profile, executable_path=exe,
-                                                        args=["--headless", "--no-sandbox", "--disable-gpu"])
+            ctx = browser.launch(pw, profile, exe)
             page = ctx.new_page()
-            page.route(lambda url: urllib.parse.urlsplit(url).path == "/" + PAGE,
-                       lambda r: r.fulfill(body=page_html, content_type="text/html"))
-            page.goto(base + "notebooks/index.html?path=" + urllib.parse.quote(chapter))
-            cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-            cell.scroll_into_view_if_needed(timeout=60_000)
-            cell.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+            serve_page(page, page_html)
+            browser.time_first_output(page, browser.chapter_url(base, chapter), index, 60_000)
             urls = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
             ctx.close()
     finally:

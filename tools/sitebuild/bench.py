@@ -1,0 +1,66 @@
+"""Load-time benchmark: chapter 01's first saved output, this site against JupyterLite's defaults.
+
+Both variants are served from the same build. The baseline gets the app page as JupyterLite writes
+it (post.stock_page: no preload hints, no course scripts, so the kernel starts when the notebook
+opens), which is what the trial build measured. Every run is a new chromium with an empty profile
+(cold cache); the two variants alternate, and which goes first alternates too, so a machine that
+gets busier or quieter during the run shifts both alike. The ratio is the figure to compare
+across machines; the absolute seconds depend on the machine (target: ≤ 3 s on this 2-core box).
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from . import browser, post, preload
+
+VARIANTS = ("course", "stock")
+#: pause after each browser closes, so its shutdown (and the stock variant's kernel) is not in the next run
+SETTLE_S = 2.0
+
+
+def bench(output: Path, chapter: str, exe: str, runs: int) -> dict:
+    """Time `runs` cold loads of each variant; returns {'course': [s...], 'stock': [s...]}."""
+    from playwright.sync_api import sync_playwright
+
+    from .serve import make_server
+
+    output = Path(output)
+    index = browser.first_output_cell(output / "files" / chapter)
+    stock_html = post.stock_page((output / preload.PAGE).read_text(encoding="utf-8"))
+    httpd = make_server(output, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = browser.chapter_url(f"http://127.0.0.1:{httpd.server_address[1]}/", chapter)
+    times: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    try:
+        with sync_playwright() as pw:
+            for run in range(runs):
+                for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
+                    with tempfile.TemporaryDirectory() as profile:
+                        ctx = browser.launch(pw, profile, exe)
+                        page = ctx.new_page()
+                        if variant == "stock":
+                            preload.serve_page(page, stock_html)
+                        seconds, _ = browser.time_first_output(page, url, index)
+                        ctx.close()
+                    time.sleep(SETTLE_S)
+                    times[variant].append(seconds)
+                    print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s", flush=True)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    return times
+
+
+def report(times: dict) -> str:
+    """Medians and the ratio, one line each."""
+    med = {v: statistics.median(times[v]) for v in VARIANTS}
+    lines = [f"{v:6} median {med[v]:.2f} s  ({' '.join(f'{t:.2f}' for t in times[v])})" for v in VARIANTS]
+    lines.append(f"ratio course/stock = {med['course'] / med['stock']:.2f}  "
+                 f"(first saved output, cold cache; target ≤ 3 s: "
+                 f"{'met' if med['course'] <= 3.0 else 'not met'} on this machine)")
+    return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""Open the site in a cold headless chromium and time a chapter's first saved output.
+
+Shared by the browser test, `tools/site.py preload` and `tools/site.py bench`, so all three measure
+the same thing: from navigation to the first code cell with saved outputs showing one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+from . import post
+
+#: a quiet headless chromium: no first-run work, no background traffic competing with the page
+CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+INSTALL_HINT = ("Debian's chromium is not installed: sudo apt-get install chromium fonts-noto-cjk "
+                "(never 'playwright install')")
+
+
+def chromium() -> str | None:
+    """Path of Debian's chromium, or None."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chapter_url(base: str, chapter: str) -> str:
+    """The chapter in the notebook reading UI."""
+    return base + post.landing_url(chapter)
+
+
+def first_output_cell(notebook: Path) -> int:
+    """Index of the first code cell that has saved outputs."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code" and cell.get("outputs"):
+            return i
+    raise SystemExit(f"ERROR {notebook} has no code cell with saved outputs; run tools/run_all.py --refresh on it")
+
+
+def launch(pw, profile: Path | str, exe: str):
+    """A chromium with its own (empty) profile directory: cold HTTP cache, nothing else running."""
+    return pw.chromium.launch_persistent_context(str(profile), executable_path=exe, args=CHROME_ARGS,
+                                                 viewport={"width": 1280, "height": 900}, locale="en-US")
+
+
+def time_first_output(page, url: str, index: int, timeout_ms: int = 30_000):
+    """Navigate to `url`, wait until cell `index` shows an output; returns (seconds, output locator)."""
+    t0 = time.perf_counter()
+    page.goto(url)
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed(timeout=timeout_ms)
+    first = cell.locator(".jp-OutputArea-output").first
+    first.wait_for(timeout=timeout_ms)
+    return time.perf_counter() - t0, first
