@@ -105,7 +105,7 @@ def browser(site):
             opened.append(ctx)
             return ctx
 
-        yield {"ctx": fresh(), "fresh": fresh, "outside": outside}
+        yield {"ctx": fresh(), "fresh": fresh, "outside": outside, "pw": pw}
         for ctx in opened:
             ctx.close()
 
@@ -268,6 +268,16 @@ IDB_FILES = """async (name) => {
 
 def _storage_name(output: Path) -> str:
     return json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]["contentsStorageName"]
+
+
+def test_bench_loads_both_variants(site, browser):
+    """`tools/site.py bench` in one run: this site and the JupyterLite-default page both show chapter 01."""
+    from sitebuild import bench
+
+    times = bench.bench(site["output"], CHAPTER, site["exe"], runs=1, pw=browser["pw"])
+    assert [len(times[v]) for v in bench.VARIANTS] == [1, 1]
+    assert all(0 < times[v][0] < 30 for v in bench.VARIANTS), times
+    print("\n" + bench.report(times))
 
 
 def test_update_keeps_reader_copy(site, browser):

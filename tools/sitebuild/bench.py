@@ -23,10 +23,15 @@ VARIANTS = ("course", "stock")
 SETTLE_S = 2.0
 
 
-def bench(output: Path, chapter: str, exe: str, runs: int) -> dict:
-    """Time `runs` cold loads of each variant; returns {'course': [s...], 'stock': [s...]}."""
+def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
+    """Time `runs` cold loads of each variant; returns {'course': [s...], 'stock': [s...]}.
+
+    `pw`: a running Playwright (sync API) to use; by default one is started here."""
     from playwright.sync_api import sync_playwright
 
+    if pw is None:
+        with sync_playwright() as own:
+            return bench(output, chapter, exe, runs, own)
     from .serve import make_server
 
     output = Path(output)
@@ -37,19 +42,18 @@ def bench(output: Path, chapter: str, exe: str, runs: int) -> dict:
     url = browser.chapter_url(f"http://127.0.0.1:{httpd.server_address[1]}/", chapter)
     times: dict[str, list[float]] = {v: [] for v in VARIANTS}
     try:
-        with sync_playwright() as pw:
-            for run in range(runs):
-                for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
-                    with tempfile.TemporaryDirectory() as profile:
-                        ctx = browser.launch(pw, profile, exe)
-                        page = ctx.new_page()
-                        if variant == "stock":
-                            preload.serve_page(page, stock_html)
-                        seconds, _ = browser.time_first_output(page, url, index)
-                        ctx.close()
-                    time.sleep(SETTLE_S)
-                    times[variant].append(seconds)
-                    print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s", flush=True)
+        for run in range(runs):
+            for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
+                with tempfile.TemporaryDirectory() as profile:
+                    ctx = browser.launch(pw, profile, exe)
+                    page = ctx.new_page()
+                    if variant == "stock":
+                        preload.serve_page(page, stock_html)
+                    seconds, _ = browser.time_first_output(page, url, index)
+                    ctx.close()
+                time.sleep(SETTLE_S)
+                times[variant].append(seconds)
+                print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s", flush=True)
     finally:
         httpd.shutdown()
         httpd.server_close()
