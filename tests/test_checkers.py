@@ -117,3 +117,13 @@ def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path
     cells = chapter_cells()
     cells.insert(_index(cells, "## 🔍 补充"), code("halve = None"))
     assert "selfcheck-pending" in _selfcheck_rules(tmp_path, cells)
+
+
+def test_when_stats_line_is_stale_then_stats_line_is_named(tmp_path):
+    """A 「本章统计」 line with the real figures is clean; one with a wrong assert count is named."""
+    cells = chapter_cells()
+    summary = _index(cells, "## 小结与速查表")
+    cells[summary].source += "\n\n**本章统计**:练习 1 道、`assert` 1 个、单元格 16 个。"
+    assert "stats-line" not in _rules(_executed(tmp_path, cells))
+    cells[summary].source = cells[summary].source.replace("`assert` 1 个", "`assert` 7 个")
+    assert "stats-line" in _rules(_executed(tmp_path, cells, name="99_测试章二.ipynb"))

@@ -8,6 +8,7 @@ Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 whe
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,15 @@ from verify.errors import VerifyError  # noqa: E402
 from verify.notebook_io import load_notebook  # noqa: E402
 
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
+#: a chapter may close with a 「本章统计」 line; each figure it states must match counts() (either word order)
+STATS_MARK = "本章统计"
+STATS_FIGURES = {
+    "sections": (r"(\d+) 个二级(?:标题|章节)",), "course_sections": (r"课程小节 (\d+) 个",),
+    "supplements": (r"补充专题 (\d+) 个", r"(\d+) 个补充专题"), "exercises": (r"练习 (\d+) 道", r"(\d+) 道练习"),
+    "quiz": (r"测验 (\d+) 题", r"(\d+) 道测验题"), "update_notes": (r"更新说明 (\d+) 条", r"(\d+) 条更新说明"),
+    "asserts": (r"`?assert`? (\d+) 个", r"(\d+) 个 `?assert`?"), "cells": (r"单元格 (\d+) 个", r"(\d+) 个单元格"),
+    "old_new_pairs": (r"旧/新写法 (\d+) 对",), "callouts": (r"⚠️ 注意 (\d+) 处",),
+}
 NON_CHAPTERS = ("00_",)  # index pages have their own layout (see CONTRIBUTING.md)
 
 
@@ -81,7 +91,23 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     for i in code_cells:
         if cells[i].get("execution_count") is None:
             add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
+    _check_stats(path, nb, add)
     return out
+
+
+def _check_stats(path: Path, nb, add) -> None:
+    """The figures a 「本章统计」 line states are the chapter's real counts."""
+    figures = counts(path, nb)
+    for i, cell in enumerate(nb["cells"]):
+        text = source_text(cell)
+        if cell.get("cell_type") != "markdown" or STATS_MARK not in text:
+            continue
+        line = text[text.index(STATS_MARK):]
+        for key, patterns in STATS_FIGURES.items():
+            found = next((m for m in (re.search(pat, line) for pat in patterns) if m), None)
+            if found and int(found.group(1)) != figures[key]:
+                add(i, "stats-line", f"本章统计 says {key} = {found.group(1)}, the chapter has {figures[key]}: "
+                                     "update the line (tools/check_structure.py --counts prints them all)")
 
 
 def _check_sections(ch: Chapter, add) -> None:
