@@ -14,7 +14,7 @@ from nbfactory import code, md
 sys.path.insert(0, str(ROOT / "tools"))
 
 from check_selfcheck import check_notebook  # noqa: E402
-from check_structure import check_chapter  # noqa: E402
+from check_structure import check_chapter, fix_stats  # noqa: E402
 
 
 def _rules(path):
@@ -126,4 +126,7 @@ def test_when_stats_line_is_stale_then_stats_line_is_named(tmp_path):
     cells[summary].source += "\n\n**本章统计**:练习 1 道、`assert` 1 个、单元格 16 个。"
     assert "stats-line" not in _rules(_executed(tmp_path, cells))
     cells[summary].source = cells[summary].source.replace("`assert` 1 个", "`assert` 7 个")
-    assert "stats-line" in _rules(_executed(tmp_path, cells, name="99_测试章二.ipynb"))
+    stale = _executed(tmp_path, cells, name="99_测试章二.ipynb")
+    assert "stats-line" in _rules(stale)
+    assert fix_stats(stale, nbformat.read(stale, as_version=4))      # --fix-stats rewrites the figure
+    assert "stats-line" not in _rules(stale) and "`assert` 1 个" in stale.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check every chapter notebook against the layout contract of CONTRIBUTING.md.
 
-Usage: tools/check_structure.py [PATH ...] [--counts]
+Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-stats]
 Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 when any.
 """
 
@@ -19,7 +19,7 @@ from verify.cells import LITE_TAG, is_code, source_text, tags  # noqa: E402
 from verify.contract import (CHAPTER_KEYS, SECTION_KINDS, SECTION_TITLES, Chapter,  # noqa: E402
                              parse_chapter)
 from verify.errors import VerifyError  # noqa: E402
-from verify.notebook_io import load_notebook  # noqa: E402
+from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
 #: a chapter may close with a 「本章统计」 line; each figure it states must match counts() (either word order)
@@ -160,6 +160,27 @@ def _check_exercises(ch: Chapter, cells, add) -> None:
             add(ex.answer, "answer-area-empty", f"练习 {ex.id}: ✍️ 作答区 must ship empty (comments only)")
 
 
+def fix_stats(path: Path, nb) -> bool:
+    """Rewrite the figures of the 「本章统计」 line to the real counts; True when the notebook changed."""
+    figures = counts(path, nb)
+    changed = False
+    for cell in nb["cells"]:
+        text = source_text(cell)
+        if cell.get("cell_type") != "markdown" or STATS_MARK not in text:
+            continue
+        head, line = text.split(STATS_MARK, 1)
+        for key, patterns in STATS_FIGURES.items():
+            found = next((m for m in (re.search(pat, line) for pat in patterns) if m), None)
+            if found:
+                line = line[:found.start(1)] + str(figures[key]) + line[found.end(1):]
+        if head + STATS_MARK + line != text:
+            cell["source"] = head + STATS_MARK + line
+            changed = True
+    if changed:
+        write_atomic(path, dumps_notebook(nb))
+    return changed
+
+
 def counts(path: Path, nb) -> dict:
     """The chapter's figures for closing notes and the index."""
     ch = parse_chapter(nb)
@@ -176,6 +197,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--counts", action="store_true", help="print each chapter's counts")
+    p.add_argument("--fix-stats", action="store_true", help="rewrite each 「本章统计」 line to the real counts")
     args = p.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
     paths = chapter_paths(args.paths or [root / "content"])
@@ -186,6 +208,8 @@ def main(argv=None) -> int:
         except VerifyError as exc:
             print(f"ERROR {exc}", file=sys.stderr)
             return 2
+        if args.fix_stats and fix_stats(path, nb):
+            print(f"* {path}: 本章统计 updated", file=sys.stderr)
         problems += check_chapter(path, nb)
         if args.counts:
             print(f"{path}: {counts(path, nb)}")
