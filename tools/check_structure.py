@@ -95,19 +95,26 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     return out
 
 
-def _check_stats(path: Path, nb, add) -> None:
-    """The figures a 「本章统计」 line states are the chapter's real counts."""
-    figures = counts(path, nb)
+def _stated(nb):
+    """Each 「本章统计」 cell: (index, text before the mark, the line after it, {key: match of its figure})."""
     for i, cell in enumerate(nb["cells"]):
         text = source_text(cell)
         if cell.get("cell_type") != "markdown" or STATS_MARK not in text:
             continue
-        line = text[text.index(STATS_MARK):]
-        for key, patterns in STATS_FIGURES.items():
-            found = next((m for m in (re.search(pat, line) for pat in patterns) if m), None)
-            if found and int(found.group(1)) != figures[key]:
-                add(i, "stats-line", f"本章统计 says {key} = {found.group(1)}, the chapter has {figures[key]}: "
-                                     "update the line (tools/check_structure.py --counts prints them all)")
+        head, line = text.split(STATS_MARK, 1)
+        found = {key: next((m for m in (re.search(pat, line) for pat in pats) if m), None)
+                 for key, pats in STATS_FIGURES.items()}
+        yield i, head, line, {k: m for k, m in found.items() if m}
+
+
+def _check_stats(path: Path, nb, add) -> None:
+    """The figures a 「本章统计」 line states are the chapter's real counts."""
+    figures = counts(path, nb)
+    for i, _, _, found in _stated(nb):
+        for key, m in found.items():
+            if int(m.group(1)) != figures[key]:
+                add(i, "stats-line", f"本章统计 says {key} = {m.group(1)}, the chapter has {figures[key]}: "
+                                     "rewrite it with tools/check_structure.py --fix-stats")
 
 
 def _check_sections(ch: Chapter, add) -> None:
@@ -164,17 +171,11 @@ def fix_stats(path: Path, nb) -> bool:
     """Rewrite the figures of the 「本章统计」 line to the real counts; True when the notebook changed."""
     figures = counts(path, nb)
     changed = False
-    for cell in nb["cells"]:
-        text = source_text(cell)
-        if cell.get("cell_type") != "markdown" or STATS_MARK not in text:
-            continue
-        head, line = text.split(STATS_MARK, 1)
-        for key, patterns in STATS_FIGURES.items():
-            found = next((m for m in (re.search(pat, line) for pat in patterns) if m), None)
-            if found:
-                line = line[:found.start(1)] + str(figures[key]) + line[found.end(1):]
-        if head + STATS_MARK + line != text:
-            cell["source"] = head + STATS_MARK + line
+    for i, head, line, found in list(_stated(nb)):
+        for key, m in sorted(found.items(), key=lambda kv: -kv[1].start(1)):   # right to left: offsets stay valid
+            line = line[:m.start(1)] + str(figures[key]) + line[m.end(1):]
+        if head + STATS_MARK + line != source_text(nb["cells"][i]):
+            nb["cells"][i]["source"] = head + STATS_MARK + line
             changed = True
     if changed:
         write_atomic(path, dumps_notebook(nb))
