@@ -101,8 +101,9 @@ def test_preload_inject_is_idempotent_and_reports_missing(tmp_path, monkeypatch)
 
 def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
     """The bench baseline is the page exactly as JupyterLite wrote it, and the course page differs."""
-    from sitebuild import post, preload
+    from sitebuild import post, preload, preview
 
+    cache = _fake_marked(tmp_path / "cache")
     (tmp_path / "files").mkdir()
     (tmp_path / "files" / "a.ipynb").write_text("{}")
     (tmp_path / "notebooks").mkdir()
@@ -115,8 +116,28 @@ def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
     original = ("<!doctype html><html><head>\n    <script id=\"jupyter-config-data\">{}</script>\n"
                 "<script type=\"module\">\n        await import('../config-utils.js?_=1');\n</script></head></html>")
     page.write_text(original)
-    post.inject_storage_script(tmp_path, "p", "r1")
+    post.inject_storage_script(tmp_path, "p", "r1", cache)
     preload.inject(tmp_path)
     course = page.read_text()
     assert post.SCRIPT in course and post.APP_SCRIPT in course and "data-course-preload" in course
+    assert preview.SCRIPT in course and "#course-preview" in course
     assert post.stock_page(course) == original
+    shipped = (tmp_path / preview.MARKED).read_text()
+    assert "MIT License" in shipped and "sourceMappingURL" not in shipped
+    assert (tmp_path / preview.SCRIPT).is_file()
+
+
+def _fake_marked(cache: Path) -> Path:
+    """A stand-in for the npm tarball of marked (the unit tests need no network)."""
+    import io
+    import tarfile
+
+    from sitebuild import preview
+
+    cache.mkdir()
+    data = b"/**\n * marked - a markdown parser (MIT License)\n */\nvar marked = {};\n//# sourceMappingURL=marked.umd.js.map\n"
+    with tarfile.open(cache / f"marked-{preview.MARKED_VERSION}.tgz", "w:gz") as tar:
+        info = tarfile.TarInfo("package/lib/marked.umd.js")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return cache

@@ -1,5 +1,8 @@
 """Load-time benchmark: chapter 01's first saved output, this site against JupyterLite's defaults.
 
+For this site two times come from the same load: `preview`, when the quick preview (course-preview.js)
+shows the first saved output, and `course`, when the reading UI itself does.
+
 Both variants are served from the same build. The baseline gets the app page as JupyterLite writes
 it (post.stock_page: no preload hints, no course scripts, so the kernel starts when the notebook
 opens), which is what the trial build measured. Every run is a new chromium with an empty profile
@@ -19,12 +22,14 @@ from pathlib import Path
 from . import browser, post, preload
 
 VARIANTS = ("course", "stock")
+#: what is reported: the two variants plus the quick preview of the course variant
+FIGURES = ("preview", "course", "stock")
 #: pause after each browser closes, so its shutdown (and the stock variant's kernel) is not in the next run
 SETTLE_S = 2.0
 
 
 def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
-    """Time `runs` cold loads of each variant; returns {'course': [s...], 'stock': [s...]}.
+    """Time `runs` cold loads of each variant; returns {'preview': [s...], 'course': [s...], 'stock': [s...]}.
 
     `pw`: a running Playwright (sync API) to use; by default one is started here."""
     from playwright.sync_api import sync_playwright
@@ -40,7 +45,7 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
     httpd = make_server(output, 0)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = browser.chapter_url(f"http://127.0.0.1:{httpd.server_address[1]}/", chapter)
-    times: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    times: dict[str, list[float]] = {v: [] for v in FIGURES}
     try:
         for run in range(runs):
             for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
@@ -49,11 +54,15 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
                     page = ctx.new_page()
                     if variant == "stock":
                         preload.serve_page(page, stock_html)
-                    seconds, _ = browser.time_first_output(page, url, index)
+                    marks = {} if variant == "course" else None
+                    seconds, _ = browser.time_first_output(page, url, index, marks=marks)
                     ctx.close()
                 time.sleep(SETTLE_S)
                 times[variant].append(seconds)
-                print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s", flush=True)
+                if marks:
+                    times["preview"].append(marks["preview"])
+                shown = f" (quick preview {marks['preview']:.2f} s)" if marks else ""
+                print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s{shown}", flush=True)
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -61,10 +70,12 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
 
 
 def report(times: dict) -> str:
-    """Medians and the ratio, one line each."""
-    med = {v: statistics.median(times[v]) for v in VARIANTS}
-    lines = [f"{v:6} median {med[v]:.2f} s  ({' '.join(f'{t:.2f}' for t in times[v])})" for v in VARIANTS]
-    lines.append(f"ratio course/stock = {med['course'] / med['stock']:.2f}  "
-                 f"(first saved output, cold cache; target ≤ 3 s: "
-                 f"{'met' if med['course'] <= 3.0 else 'not met'} on this machine)")
+    """Medians and the ratios against the stock page, one line each."""
+    med = {v: statistics.median(times[v]) for v in FIGURES}
+    lines = [f"{v:7} median {med[v]:.2f} s  ({' '.join(f'{t:.2f}' for t in times[v])})" for v in FIGURES]
+    lines.append(f"ratio preview/stock = {med['preview'] / med['stock']:.2f}, "
+                 f"course/stock = {med['course'] / med['stock']:.2f}  (first saved output, cold cache)")
+    lines.append(f"target ≤ 3 s for the first saved output: "
+                 f"{'met' if med['preview'] <= 3.0 else 'not met'} by the quick preview, "
+                 f"{'met' if med['course'] <= 3.0 else 'not met'} by the reading UI, on this machine")
     return "\n".join(lines)

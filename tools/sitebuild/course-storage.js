@@ -96,6 +96,20 @@
   });
   window.courseStorageMoved = work;
   window.courseStorageReady = Promise.race([work, timeout]);
+  // 读者在当前版本里保存过的文件(没保存过就是 null)。course-preview.js 用它预览读者自己的副本:
+  // JupyterLab 打开的也是这一份。
+  window.courseSavedFile = function (path) {
+    return window.courseStorageReady.then(function () {
+      if (typeof indexedDB === "undefined") return null;
+      return openDb(CONFIG.current, false).then(function (db) {
+        if (!db.objectStoreNames.contains("files")) { db.close(); return null; }
+        return req(db.transaction("files", "readonly").objectStore("files").get(path)).then(function (model) {
+          db.close();
+          return model || null;
+        });
+      });
+    }).catch(function () { return null; });
+  };
   work.then(function (moved) {
     if (document.body) notice(moved || []);
     else window.addEventListener("DOMContentLoaded", function () { notice(moved || []); });

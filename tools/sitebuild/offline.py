@@ -17,6 +17,8 @@ from pathlib import Path
 
 from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
 
+from . import npm
+
 #: the files of the npm package the kernel loads (no source maps, no node-only files)
 CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 #: what the kernel installs at boot and must find in the lock (their dependencies follow from it)
@@ -37,21 +39,8 @@ def _norm(name: str) -> str:
 
 
 def fetch_pyodide(cache: Path) -> Path:
-    """The npm tarball pyodide@<kernel's version>, fetched once with `npm pack`."""
-    tgz = cache / f"pyodide-{PYODIDE_VERSION}.tgz"
-    if tgz.exists():
-        return tgz
-    if not shutil.which("npm"):
-        raise SystemExit("ERROR the offline build needs npm to fetch Pyodide's core files "
-                         f"(npm pack pyodide@{PYODIDE_VERSION}).\nTIP  install Node.js/npm "
-                         "(e.g. apt-get install npm), or build with --cdn.")
-    cache.mkdir(parents=True, exist_ok=True)
-    print(f"* npm pack pyodide@{PYODIDE_VERSION} (once; cached in {cache.name}/)", file=sys.stderr)
-    subprocess.run(["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"], cwd=cache, check=True,
-                   stdout=subprocess.DEVNULL)
-    if not tgz.exists():
-        raise SystemExit(f"ERROR npm pack did not produce {tgz.name} in {cache}")
-    return tgz
+    """The npm tarball pyodide@<kernel's version>."""
+    return npm.pack(cache, "pyodide", PYODIDE_VERSION, "the offline build (or build with --cdn)")
 
 
 def boot_closure(lock: dict) -> list[str]:

@@ -7,7 +7,7 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
-from . import preload
+from . import preload, preview
 
 APPS = ("notebooks", "tree", "lab", "edit", "consoles", "repl")
 SCRIPT = "course-storage.js"
@@ -40,14 +40,17 @@ def write_redirect(output: Path, landing: str) -> None:
     page.write_text(html, encoding="utf-8")
 
 
-def inject_storage_script(output: Path, storage_prefix: str, release: str) -> None:
-    """Copy the storage-update script next to the apps and load it first in each app page."""
+def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path) -> None:
+    """Copy the course scripts next to the apps and load them first in each app page.
+
+    Every app gets the storage step and the start-up tweaks; the reading app also gets the quick preview."""
     deployed = sorted(p.relative_to(output / "files").as_posix()
                       for p in (output / "files").rglob("*") if p.is_file())
     cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed}
     js = SCRIPT_SRC.read_text(encoding="utf-8").replace("/*CONFIG*/null", json.dumps(cfg, ensure_ascii=False))
     (output / SCRIPT).write_text(js, encoding="utf-8")
     shutil.copyfile(SCRIPT_SRC.with_name(APP_SCRIPT), output / APP_SCRIPT)
+    preview.install(output, cache)
     for app in APPS:
         page = output / app / "index.html"
         if not page.exists():
@@ -59,7 +62,7 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str) -> No
         if "await import(" not in html or "<head>" not in html:
             raise SystemExit(f"ERROR {page} does not look like a JupyterLite 0.8 app page; "
                              "update tools/sitebuild/post.py for this JupyterLite version")
-        html = html.replace("<head>", "<head>\n    " + _tags(), 1)
+        html = html.replace("<head>", "<head>\n    " + _tags(app), 1)
         html = html.replace("await import(", WAIT_FOR_STORAGE + "await import(", 1)
         page.write_text(html, encoding="utf-8")
 
@@ -68,15 +71,19 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str) -> No
 WAIT_FOR_STORAGE = "await (window.courseStorageReady || null);\n        "
 
 
-def _tags() -> str:
-    return f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
+def _tags(app: str) -> str:
+    tags = f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
+    return tags + "\n    " + preview.tags() if f"{app}/index.html" == preview.PAGE else tags
 
 
 def stock_page(html: str) -> str:
     """An app page as JupyterLite builds it: without the course's scripts and preload hints.
 
     The baseline of `tools/site.py bench` (kernel starts on open, no preloads, no storage step)."""
-    return preload.strip(html).replace(_tags() + "\n    ", "").replace(WAIT_FOR_STORAGE, "")
+    html = preload.strip(html)
+    for app in APPS:
+        html = html.replace(_tags(app) + "\n    ", "")
+    return html.replace(WAIT_FOR_STORAGE, "")
 
 
 #: translation domains the site's front end uses (the zh_CN pack also covers many extensions it lacks)
@@ -137,10 +144,10 @@ def _total(output: Path) -> int:
     return sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
 
 
-def finish(output: Path, *, landing: str, storage_prefix: str, release: str) -> dict:
+def finish(output: Path, *, landing: str, storage_prefix: str, release: str, cache: Path) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
     write_redirect(output, landing)
-    inject_storage_script(output, storage_prefix, release)
+    inject_storage_script(output, storage_prefix, release, cache)
     prune(output)
     return preload.inject(output)
 

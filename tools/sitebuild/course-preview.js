@@ -1,0 +1,308 @@
+// 快速预览(由 tools/site.py build 注入到 notebooks/index.html,在 JupyterLite 启动前运行)。
+//
+// 阅读界面(JupyterLab)要下载并执行约 7 MB 脚本才显示第一个输出:本机 2 核约 3.5 秒,慢网络或手机上
+// 要久得多。这里先用一个很小的渲染器(markdown 交给 marked,也就是 JupyterLab 用的那个库)把 notebook
+// 的文字和保存的输出画在一层只读的覆盖页上,读者马上能读。JupyterLab 画好同一个 notebook 后,
+// 把它滚到读者正在读的标题处,再移除覆盖页。
+// 画的是读者在本版本里保存过的副本(若有),否则是站点上的原版:与 JupyterLab 随后打开的是同一份。
+// 公式不排版(原样显示 $…$),代码不着色。任何出错只记到控制台,页面照常启动。
+(function () {
+  "use strict";
+  var params = new URLSearchParams(location.search);
+  var path = params.get("path");
+  if (!path || !/\.ipynb$/i.test(path) || params.has("reset") || params.has("clone")) return;
+
+  var MARKED = "../course-marked.js";
+  var FILES = "../files/";
+  //: JupyterLab 已经画好、却迟迟没画出读者所在的那一格时,最多再等这么久就交接
+  var SYNC_GIVE_UP_MS = 30000;
+  var ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+  function warn(what, e) { console.warn("course-preview: " + what + ":", e); }
+  function text(src) { return Array.isArray(src) ? src.join("") : (src || ""); }
+  function el(tag, cls, content) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (content != null) e.textContent = content;
+    return e;
+  }
+  function escapeHtml(s) {
+    return s.replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+  function filesUrl(p) { return FILES + p.split("/").map(encodeURIComponent).join("/"); }
+  function loadScript(src) {
+    return new Promise(function (ok, fail) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = ok;
+      s.onerror = function () { fail(new Error("cannot load " + src)); };
+      document.head.appendChild(s);
+    });
+  }
+
+  // ---- 渲染 -------------------------------------------------------------------------------------
+
+  // 在一个不加载资源的文档里解析 HTML,去掉脚本和事件属性后再放进页面(读者的副本可能含任意 HTML)
+  var inert = document.implementation.createHTMLDocument("");
+  function safeHtml(html) {
+    var box = inert.createElement("div");
+    box.innerHTML = html;
+    box.querySelectorAll("script,style,iframe,object,embed,link,meta,base,form").forEach(function (n) { n.remove(); });
+    box.querySelectorAll("*").forEach(function (n) {
+      Array.prototype.slice.call(n.attributes).forEach(function (a) {
+        if (/^on/i.test(a.name) || (/^(href|src|action|formaction|xlink:href)$/i.test(a.name) && /^\s*javascript:/i.test(a.value))) {
+          n.removeAttribute(a.name);
+        }
+      });
+    });
+    var frag = document.createDocumentFragment();
+    while (box.firstChild) frag.appendChild(document.adoptNode(box.firstChild));
+    return frag;
+  }
+
+  function markdown(src) {
+    // 公式先换成占位符,免得 marked 把其中的 _ 和 * 当成强调;渲染后原样放回
+    var math = [];
+    var held = src.replace(/\$\$[\s\S]+?\$\$|\$[^$\n]+?\$/g, function (m) {
+      math.push(m);
+      return "@@cpvmath" + (math.length - 1) + "@@";
+    });
+    var html = window.marked.parse(held, { gfm: true });
+    return html.replace(/@@cpvmath(\d+)@@/g, function (_, i) {
+      return '<span class="cpv-math">' + escapeHtml(math[+i]) + "</span>";
+    });
+  }
+
+  function image(mime, data) {
+    var img = el("img");
+    img.alt = mime;
+    img.src = mime === "image/svg+xml" ? "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text(data))
+      : "data:" + mime + ";base64," + text(data).replace(/\s/g, "");
+    return img;
+  }
+
+  function output(out) {
+    var box = el("div", "cpv-output");
+    if (out.output_type === "stream") {
+      box.appendChild(el("pre", out.name === "stderr" ? "cpv-stderr" : "", text(out.text).replace(ANSI, "")));
+    } else if (out.output_type === "error") {
+      box.appendChild(el("pre", "cpv-error", (out.traceback || []).join("\n").replace(ANSI, "")));
+    } else {
+      var d = out.data || {};
+      var img = ["image/png", "image/jpeg", "image/gif", "image/svg+xml"].filter(function (m) { return d[m]; })[0];
+      if (img) box.appendChild(image(img, d[img]));
+      else if (d["text/html"]) box.appendChild(el("div", "cpv-html")).appendChild(safeHtml(text(d["text/html"])));
+      else if (d["text/markdown"]) box.appendChild(el("div", "cpv-md")).appendChild(safeHtml(markdown(text(d["text/markdown"]))));
+      else if (d["text/plain"]) box.appendChild(el("pre", "", text(d["text/plain"]).replace(ANSI, "")));
+      else return null;
+    }
+    return box;
+  }
+
+  function render(nb) {
+    var main = el("div", "cpv-notebook");
+    (nb.cells || []).forEach(function (cell, index) {
+      var c = el("div", "cpv-cell cpv-" + cell.cell_type);
+      c.setAttribute("data-index", index);   // 与 JupyterLab 的 data-windowed-list-index 对应
+      if (cell.cell_type === "markdown") {
+        c.appendChild(safeHtml(markdown(text(cell.source))));
+      } else if (cell.cell_type === "code") {
+        c.appendChild(el("pre", "cpv-code", text(cell.source)));
+        (cell.outputs || []).forEach(function (o) {
+          var box = output(o);
+          if (box) c.appendChild(box);
+        });
+      } else {
+        return;
+      }
+      main.appendChild(c);
+    });
+    links(main);
+    return main;
+  }
+
+  // ---- 链接与标题 ---------------------------------------------------------------------------------
+
+  // 标题按文字对应:JupyterLab 的锚点是标题文字把空格换成 "-"
+  function headingText(h) { return h.textContent.replace(/¶\s*$/, "").trim(); }
+  function anchorOf(h) { return headingText(h).replace(/ /g, "-"); }
+  function headings(root) { return Array.prototype.slice.call(root.querySelectorAll("h1,h2,h3,h4,h5,h6")); }
+
+  function decode(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }
+
+  function scrollToAnchor(layer, anchor) {
+    var h = headings(layer).filter(function (x) { return anchorOf(x) === anchor; })[0];
+    if (h) layer.scrollTop += h.getBoundingClientRect().top - layer.getBoundingClientRect().top - bar(layer);
+  }
+
+  function bar(layer) { var b = layer.querySelector(".cpv-bar"); return b ? b.offsetHeight : 0; }
+
+  function links(root) {
+    var dir = path.lastIndexOf("/") >= 0 ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    root.querySelectorAll("a[href]").forEach(function (a) {
+      var href = a.getAttribute("href");
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.slice(0, 2) === "//") {
+        a.target = "_blank";   // 与 JupyterLab 一样,外部链接在新标签页打开
+        a.rel = "noopener";
+        return;
+      }
+      if (href.charAt(0) === "#") {
+        a.addEventListener("click", function (ev) {
+          ev.preventDefault();
+          scrollToAnchor(document.getElementById("course-preview"), decode(href.slice(1)));
+        });
+        return;
+      }
+      var u = new URL(href, "http://site/" + dir);
+      var target = decode(u.pathname.slice(1));
+      a.href = /\.ipynb$/i.test(target) ? "index.html?path=" + encodeURIComponent(target) + u.hash : filesUrl(target);
+    });
+  }
+
+  // ---- 交接给 JupyterLab -------------------------------------------------------------------------
+
+  function appNotebook() { return document.querySelector(".jp-NotebookPanel .jp-Notebook"); }
+
+  // 画好的标准:保存了输出的 notebook 要等第一个输出出现,否则等第一个 markdown 单元格
+  function appReady(hasOutputs) {
+    var nb = appNotebook();
+    return !!nb && !!nb.querySelector(hasOutputs ? ".jp-OutputArea-output" : ".jp-RenderedHTMLCommon");
+  }
+
+  function scroller(node) {
+    for (var n = node && node.parentElement; n && n !== document.body; n = n.parentElement) {
+      var oy = getComputedStyle(n).overflowY;
+      if ((oy === "auto" || oy === "scroll") && n.scrollHeight > n.clientHeight) return n;
+    }
+    return null;
+  }
+
+  // 读者正在读的位置:覆盖页顶端那一格的序号,以及顶端落在这一格的几分之几处;没滚动过时为 null
+  function readingAt(layer) {
+    if (layer.scrollTop < 40) return null;
+    var top = layer.getBoundingClientRect().top + bar(layer);
+    var cells = layer.querySelectorAll(".cpv-cell");
+    for (var i = 0; i < cells.length; i++) {
+      var r = cells[i].getBoundingClientRect();
+      if (r.bottom > top) return { index: cells[i].getAttribute("data-index"), fraction: Math.max(0, (top - r.top) / (r.height || 1)) };
+    }
+    return null;
+  }
+
+  function appCell(at) {
+    var nb = appNotebook();
+    return nb && nb.querySelector('.jp-Cell[data-windowed-list-index="' + at.index + '"]');
+  }
+
+  // JupyterLab 里那一格与读者刚才读到的位置差多少像素
+  function gap(at, box) {
+    var c = appCell(at);
+    if (!c) return null;
+    var r = c.getBoundingClientRect();
+    return r.top + at.fraction * r.height - box.getBoundingClientRect().top;
+  }
+
+  // 把 JupyterLab 的那一格滚到读者刚才读到的位置;返回剩下的差距(下面的格还没画出时,可能滚不到)
+  function place(at, box) {
+    var d = gap(at, box);
+    if (d === null) return null;
+    if (Math.abs(d) > 1) box.scrollTop += d;
+    return gap(at, box);
+  }
+
+  // 交接后上面的格还可能长高(输出、图片陆续画出),所以在 PIN_MS 内每帧校正一次;
+  // 读者一滚动、按键或点击就停手。
+  var PIN_MS = 2500;
+  function pin(at, box) {
+    var until = Date.now() + PIN_MS;
+    var stop = function () { until = 0; };
+    ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (t) {
+      window.addEventListener(t, stop, { capture: true, once: true });
+    });
+    (function frame() {
+      if (Date.now() > until) return;
+      place(at, box);
+      requestAnimationFrame(frame);
+    })();
+  }
+
+  function handOver(layer, hasOutputs, cellCount) {
+    var readySince = 0;
+    var pending = false, done = false;
+    var observer = new MutationObserver(schedule);
+
+    function finish() {
+      done = true;
+      observer.disconnect();
+      layer.remove();
+    }
+
+    function check() {
+      pending = false;
+      if (!appReady(hasOutputs)) return;
+      if (!readySince) readySince = Date.now();
+      var at = readingAt(layer);
+      if (!at) return finish();
+      var c = appCell(at);
+      var box = scroller(c || appNotebook().querySelector(".jp-Cell"));
+      var left = c && box ? place(at, box) : null;
+      if (left !== null && Math.abs(left) <= 2) {
+        pin(at, box);
+        return finish();
+      }
+      // 那一格还没画,或它下面的格还没画、滚不到位(JupyterLab 从上往下陆续画出各格,本机全章约 3 秒):稍后再试;
+      // 各格都画完了(或等得太久)就尽量靠近:找得到那一格就贴过去,找不到就按比例滚过去
+      var all = appNotebook().querySelectorAll(".jp-Cell").length >= cellCount;
+      if (!all && Date.now() - readySince < SYNC_GIVE_UP_MS) return setTimeout(schedule, 200);
+      if (left !== null) pin(at, box);
+      else if (box) box.scrollTop = box.scrollHeight * layer.scrollTop / layer.scrollHeight;
+      finish();
+    }
+
+    function schedule() {
+      if (pending || done) return;
+      pending = true;
+      requestAnimationFrame(check);
+    }
+
+    observer.observe(document.body, { childList: true, subtree: true });
+    schedule();
+  }
+
+  // ---- 启动 -------------------------------------------------------------------------------------
+
+  function show(nb) {
+    var hasOutputs = (nb.cells || []).some(function (c) { return c.outputs && c.outputs.length; });
+    if (appReady(hasOutputs)) return;   // JupyterLab 已经先画好了
+    var layer = el("div");
+    layer.id = "course-preview";
+    layer.setAttribute("aria-label", "快速预览");
+    var note = el("div", "cpv-bar", "快速预览:阅读界面加载完成后会自动切换,可以先往下读。");
+    note.setAttribute("role", "status");
+    layer.appendChild(note);
+    layer.appendChild(render(nb));
+    document.body.appendChild(layer);
+    if (location.hash) scrollToAnchor(layer, decode(location.hash.slice(1)));
+    handOver(layer, hasOutputs, (nb.cells || []).length);
+  }
+
+  try {
+    var deployed = fetch(filesUrl(path)).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status + " for " + r.url);
+      return r.json();
+    });
+    deployed.catch(function () {});
+    var saved = window.courseSavedFile ? window.courseSavedFile(path) : Promise.resolve(null);
+    var notebook = saved.then(function (model) {
+      return model && model.content && model.content.cells ? model.content : deployed;
+    });
+    var dom = new Promise(function (ok) {
+      if (document.body) ok();
+      else document.addEventListener("DOMContentLoaded", ok);
+    });
+    Promise.all([notebook, loadScript(MARKED), dom]).then(function (r) { show(r[0]); })
+      .catch(function (e) { warn("没能显示快速预览(照常等待阅读界面)", e); });
+  } catch (e) {
+    warn("没能显示快速预览(照常等待阅读界面)", e);
+  }
+})();
