@@ -167,7 +167,8 @@ def test_site_in_browser(site, browser):
         performance.getEntriesByType('navigation')).map(e => [e.name, e.encodedBodySize])""")
     app = sum(n for u, n in loaded if "/static/pyodide/" not in u)
     kernel = sum(n for u, n in loaded if "/static/pyodide/" in u)
-    print(f"01_JAX简介: first saved output visible after {t_saved:.2f} s (target ≤ 3 s on an idle machine); "
+    print(f"01_JAX简介: the reading UI shows the first saved output after {t_saved:.2f} s "
+          "(the quick preview shows it earlier: test_quick_preview); "
           f"downloaded by then: {app / 1e6:.1f} MB for the page "
           f"(+ {kernel / 1e6:.1f} MB of Pyodide; the kernel starts on the first run)")
     # every script loaded before the first output was preloaded (a few small late ones may vary by timing)
@@ -287,17 +288,28 @@ def test_quick_preview(site, browser):
     page.screenshot(path=ARTIFACTS / "07_quick_preview.png")
     layer = page.locator("#course-preview")
     assert _text(saved[0]).splitlines()[0] in layer.locator(f'.cpv-cell[data-index="{saved[0]["index"]}"]').inner_text()
-    assert layer.locator(".cpv-cell").count() == sum(c["cell_type"] in ("markdown", "code") for c in cells)
+    drawn = layer.locator(".cpv-cell").count()
     h1 = next(line[2:].strip() for c in cells if c["cell_type"] == "markdown"
               for line in "".join(c["source"]).splitlines() if line.startswith("# "))
     assert layer.locator("h1").filter(has_text=h1).count() == 1
 
     # the reader scrolls the preview to a cell far down; the reading UI takes over at that cell
     target = saved[len(saved) * 2 // 3]["index"]
-    page.evaluate("""n => { const l = document.getElementById('course-preview');
-        const c = l.querySelector('.cpv-cell[data-index="' + n + '"]');
-        l.scrollTop += c.getBoundingClientRect().top - l.querySelector('.cpv-bar').getBoundingClientRect().bottom; }""",
+    # (the preview draws cells as the reader scrolls towards them)
+    page.evaluate("""async n => { const l = document.getElementById('course-preview');
+        const sel = '.cpv-cell[data-index="' + n + '"]';
+        for (let i = 0; i < 200 && !l.querySelector(sel); i++) {
+          l.scrollTop = l.scrollHeight;
+          await new Promise(ok => requestAnimationFrame(() => ok()));
+        }
+        const c = l.querySelector(sel);
+        for (let i = 0; i < 3; i++) {   // the first scroll may stop short until the cells below are drawn
+          l.scrollTop += c.getBoundingClientRect().top - l.querySelector('.cpv-bar').getBoundingClientRect().bottom;
+          await new Promise(ok => requestAnimationFrame(() => ok()));
+        } }""",
                   target)
+    more = layer.locator(".cpv-cell").count()
+    assert drawn < more <= sum(c["cell_type"] in ("markdown", "code") for c in cells), (drawn, more)
     layer.wait_for(state="detached", timeout=40_000)
     t_handover = time.perf_counter() - t0
     time.sleep(3)   # the pinning lasts 2.5 s; what matters is where the page rests

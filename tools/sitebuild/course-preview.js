@@ -16,6 +16,7 @@
   var FILES = "../files/";
   //: JupyterLab 已经画好、却迟迟没画出读者所在的那一格时,最多再等这么久就交接
   var SYNC_GIVE_UP_MS = 30000;
+  var POLL_MS = 100;
   var ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
   function warn(what, e) { console.warn("course-preview: " + what + ":", e); }
@@ -99,26 +100,40 @@
     return box;
   }
 
-  function render(nb) {
-    var main = el("div", "cpv-notebook");
-    (nb.cells || []).forEach(function (cell, index) {
-      var c = el("div", "cpv-cell cpv-" + cell.cell_type);
-      c.setAttribute("data-index", index);   // 与 JupyterLab 的 data-windowed-list-index 对应
-      if (cell.cell_type === "markdown") {
-        c.appendChild(safeHtml(markdown(text(cell.source))));
-      } else if (cell.cell_type === "code") {
-        c.appendChild(el("pre", "cpv-code", text(cell.source)));
-        (cell.outputs || []).forEach(function (o) {
-          var box = output(o);
-          if (box) c.appendChild(box);
-        });
-      } else {
-        return;
+  function renderCell(cell, index) {
+    var c = el("div", "cpv-cell cpv-" + cell.cell_type);
+    c.setAttribute("data-index", index);   // 与 JupyterLab 的 data-windowed-list-index 对应
+    if (cell.cell_type === "markdown") {
+      c.appendChild(safeHtml(markdown(text(cell.source))));
+    } else if (cell.cell_type === "code") {
+      c.appendChild(el("pre", "cpv-code", text(cell.source)));
+      (cell.outputs || []).forEach(function (o) {
+        var box = output(o);
+        if (box) c.appendChild(box);
+      });
+    } else {
+      return null;
+    }
+    links(c);
+    return c;
+  }
+
+  // 只画读者看得到的部分:先画到视口以下约 AHEAD 屏,读者往下滚时再补。
+  // 整章一次画完(上百格)要和 JupyterLab 的启动抢约 0.8 秒 CPU:它每加一张样式表,浏览器都要把
+  // 整个页面(包括预览)重新算一遍样式。
+  var AHEAD = 2;
+  var fill = function () {};
+  function filler(layer, main, cells) {
+    var next = 0;
+    return function (until) {   // until():还要接着画的额外条件(例如锚点还没画出来)
+      var want = layer.scrollTop + layer.clientHeight * (AHEAD + 1);
+      while (next < cells.length && (main.offsetHeight < want || (until && until()))) {
+        for (var end = Math.min(cells.length, next + 4); next < end; next++) {
+          var c = renderCell(cells[next], next);
+          if (c) main.appendChild(c);
+        }
       }
-      main.appendChild(c);
-    });
-    links(main);
-    return main;
+    };
   }
 
   // ---- 链接与标题 ---------------------------------------------------------------------------------
@@ -130,14 +145,21 @@
 
   function decode(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }
 
+  function findAnchor(layer, anchor) {
+    return headings(layer).filter(function (x) { return anchorOf(x) === anchor; })[0];
+  }
+
   function scrollToAnchor(layer, anchor) {
-    var h = headings(layer).filter(function (x) { return anchorOf(x) === anchor; })[0];
+    fill(function () { return !findAnchor(layer, anchor); });
+    var h = findAnchor(layer, anchor);
+    // 标题下面也得有足够的内容,否则滚不到让标题贴顶的位置
+    if (h) fill(function () { return layer.scrollHeight < h.offsetTop + layer.clientHeight * 2; });
     if (h) layer.scrollTop += h.getBoundingClientRect().top - layer.getBoundingClientRect().top - bar(layer);
   }
 
   function bar(layer) { var b = layer.querySelector(".cpv-bar"); return b ? b.offsetHeight : 0; }
 
-  function links(root) {
+  function links(root) {   // root:刚画好的一格
     var dir = path.lastIndexOf("/") >= 0 ? path.slice(0, path.lastIndexOf("/") + 1) : "";
     root.querySelectorAll("a[href]").forEach(function (a) {
       var href = a.getAttribute("href");
@@ -228,18 +250,17 @@
 
   function handOver(layer, hasOutputs, cellCount) {
     var readySince = 0;
-    var pending = false, done = false;
-    var observer = new MutationObserver(schedule);
+    var done = false;
 
     function finish() {
       done = true;
-      observer.disconnect();
       layer.remove();
     }
 
+    // 轮询而不是监听 DOM 变化:JupyterLab 启动时有成千上万次 DOM 变化,逐条记录反而拖慢它
     function check() {
-      pending = false;
-      if (!appReady(hasOutputs)) return;
+      if (done) return;
+      if (!appReady(hasOutputs)) return setTimeout(check, POLL_MS);
       if (!readySince) readySince = Date.now();
       var at = readingAt(layer);
       if (!at) return finish();
@@ -253,20 +274,13 @@
       // 那一格还没画,或它下面的格还没画、滚不到位(JupyterLab 从上往下陆续画出各格,本机全章约 3 秒):稍后再试;
       // 各格都画完了(或等得太久)就尽量靠近:找得到那一格就贴过去,找不到就按比例滚过去
       var all = appNotebook().querySelectorAll(".jp-Cell").length >= cellCount;
-      if (!all && Date.now() - readySince < SYNC_GIVE_UP_MS) return setTimeout(schedule, 200);
+      if (!all && Date.now() - readySince < SYNC_GIVE_UP_MS) return setTimeout(check, POLL_MS);
       if (left !== null) pin(at, box);
       else if (box) box.scrollTop = box.scrollHeight * layer.scrollTop / layer.scrollHeight;
       finish();
     }
 
-    function schedule() {
-      if (pending || done) return;
-      pending = true;
-      requestAnimationFrame(check);
-    }
-
-    observer.observe(document.body, { childList: true, subtree: true });
-    schedule();
+    setTimeout(check, POLL_MS);
   }
 
   // ---- 启动 -------------------------------------------------------------------------------------
@@ -280,25 +294,32 @@
     var note = el("div", "cpv-bar", "快速预览:阅读界面加载完成后会自动切换,可以先往下读。");
     note.setAttribute("role", "status");
     layer.appendChild(note);
-    layer.appendChild(render(nb));
+    var main = layer.appendChild(el("div", "cpv-notebook"));
     document.body.appendChild(layer);
+    fill = filler(layer, main, nb.cells || []);
     if (location.hash) scrollToAnchor(layer, decode(location.hash.slice(1)));
+    else fill();
+    layer.addEventListener("scroll", function () { fill(); }, { passive: true });
+    if (window.performance && performance.mark) performance.mark("course-preview-shown");
     handOver(layer, hasOutputs, (nb.cells || []).length);
   }
 
   try {
-    var deployed = fetch(filesUrl(path)).then(function (r) {
+    var deployed = fetch(filesUrl(path), { priority: "high" }).then(function (r) {
       if (!r.ok) throw new Error("HTTP " + r.status + " for " + r.url);
       return r.json();
     });
     deployed.catch(function () {});
-    var saved = window.courseSavedFile ? window.courseSavedFile(path) : Promise.resolve(null);
-    var notebook = saved.then(function (model) {
-      return model && model.content && model.content.cells ? model.content : deployed;
-    });
     var dom = new Promise(function (ok) {
       if (document.body) ok();
       else document.addEventListener("DOMContentLoaded", ok);
+    });
+    // 本脚本排在页面最前,好让 notebook 先于 JupyterLab 的几十个脚本开始下载;
+    // 存储脚本(course-storage.js)排在后面,所以到 DOMContentLoaded 时再问它
+    var notebook = dom.then(function () {
+      return window.courseSavedFile ? window.courseSavedFile(path) : null;
+    }).then(function (model) {
+      return model && model.content && model.content.cells ? model.content : deployed;
     });
     Promise.all([notebook, loadScript(MARKED), dom]).then(function (r) { show(r[0]); })
       .catch(function (e) { warn("没能显示快速预览(照常等待阅读界面)", e); });

@@ -73,7 +73,7 @@ WAIT_FOR_STORAGE = "await (window.courseStorageReady || null);\n        "
 
 def _tags(app: str) -> str:
     tags = f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
-    return tags + "\n    " + preview.tags() if f"{app}/index.html" == preview.PAGE else tags
+    return preview.tags() + "\n    " + tags if f"{app}/index.html" == preview.PAGE else tags
 
 
 def stock_page(html: str) -> str:

@@ -36,6 +36,6 @@ def install(output: Path, cache: Path) -> None:
 
 
 def tags() -> str:
-    """What goes into the reading page's <head>, after the storage script (it uses courseSavedFile)."""
+    """What goes first into the reading page's <head>: the notebook download starts before anything else."""
     return (f'<script src="../{SCRIPT}"></script>\n    <link rel="preload" as="script" href="../{MARKED}">\n    '
             f'<style id="course-preview-style">\n{STYLE.read_text(encoding="utf-8")}    </style>')
