@@ -1,11 +1,11 @@
 // 快速预览(由 tools/site.py build 注入到 notebooks/index.html,在 JupyterLite 启动前运行)。
 //
-// 阅读界面(JupyterLab)要下载并执行约 7 MB 脚本才显示第一个输出:本机 2 核约 3.5 秒,慢网络或手机上
+// 阅读界面(JupyterLab)要下载并执行约 8 MB 脚本才显示第一个输出:本机 2 核 3–4 秒,慢网络或手机上
 // 要久得多。这里先用一个很小的渲染器(markdown 交给 marked,也就是 JupyterLab 用的那个库)把 notebook
-// 的文字和保存的输出画在一层只读的覆盖页上,读者马上能读。JupyterLab 画好同一个 notebook 后,
-// 把它滚到读者正在读的标题处,再移除覆盖页。
-// 画的是读者在本版本里保存过的副本(若有),否则是站点上的原版:与 JupyterLab 随后打开的是同一份。
-// 公式不排版(原样显示 $…$),代码不着色。任何出错只记到控制台,页面照常启动。
+// 的文字和保存的输出显示在一层只读的覆盖页上,读者马上能读。JupyterLab 显示出同一个 notebook 后,
+// 把读者正在读的那一格滚到同一位置,再移除覆盖页;读者也可以点「关闭预览」直接切换。
+// 显示的是读者在本版本里保存过的副本(若有),否则是站点上的原版:与 JupyterLab 随后打开的是同一份。
+// 公式不排版(原样显示 $…$),代码不着色。出错只记到控制台:覆盖页还没出现就不出现,已经出现就移除。
 (function () {
   "use strict";
   var params = new URLSearchParams(location.search);
@@ -43,15 +43,27 @@
 
   // ---- 渲染 -------------------------------------------------------------------------------------
 
-  // 在一个不加载资源的文档里解析 HTML,去掉脚本和事件属性后再放进页面(读者的副本可能含任意 HTML)
+  // 在一个不加载资源的文档里解析 HTML,只留下安全的部分再放进页面(读者的副本可能含任意 HTML):
+  // 去掉会执行或嵌入内容的元素、事件属性和样式属性;地址类属性只留 http(s)、mailto 和图片的 data:
   var inert = document.implementation.createHTMLDocument("");
+  var DROP = "script,style,iframe,frame,frameset,object,embed,applet,link,meta,base,form,input,button,textarea," +
+    "select,area,map,use,animate,set,animatemotion,animatetransform,foreignobject,template,noscript";
+  var URL_ATTR = /^(href|src|srcset|action|formaction|poster|background|xlink:href|data)$/i;
+  function safeUrl(value, tag, name) {
+    var u;
+    try { u = new URL(value, location.href); } catch (e) { return false; }
+    if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "mailto:") return true;
+    return u.protocol === "data:" && tag === "img" && name === "src" && /^data:image\/(png|jpeg|gif|webp);/i.test(value.trim());
+  }
   function safeHtml(html) {
     var box = inert.createElement("div");
     box.innerHTML = html;
-    box.querySelectorAll("script,style,iframe,object,embed,link,meta,base,form").forEach(function (n) { n.remove(); });
+    box.querySelectorAll(DROP).forEach(function (n) { n.remove(); });
     box.querySelectorAll("*").forEach(function (n) {
       Array.prototype.slice.call(n.attributes).forEach(function (a) {
-        if (/^on/i.test(a.name) || (/^(href|src|action|formaction|xlink:href)$/i.test(a.name) && /^\s*javascript:/i.test(a.value))) {
+        var name = a.name.toLowerCase();
+        if (/^on/.test(name) || name === "style" || name === "srcdoc" || name === "formaction" ||
+            (URL_ATTR.test(name) && !safeUrl(a.value, n.localName.toLowerCase(), name))) {
           n.removeAttribute(a.name);
         }
       });
@@ -101,6 +113,18 @@
   }
 
   function renderCell(cell, index) {
+    try {
+      return drawCell(cell, index);
+    } catch (e) {
+      warn("第 " + index + " 格显示失败,改为显示原文", e);
+      var c = el("div", "cpv-cell");
+      c.setAttribute("data-index", index);
+      c.appendChild(el("pre", "cpv-code", text(cell && cell.source)));
+      return c;
+    }
+  }
+
+  function drawCell(cell, index) {
     var c = el("div", "cpv-cell cpv-" + cell.cell_type);
     c.setAttribute("data-index", index);   // 与 JupyterLab 的 data-windowed-list-index 对应
     if (cell.cell_type === "markdown") {
@@ -175,7 +199,8 @@
         });
         return;
       }
-      var u = new URL(href, "http://site/" + dir);
+      var u;
+      try { u = new URL(href, "http://site/" + dir); } catch (e) { a.removeAttribute("href"); return; }
       var target = decode(u.pathname.slice(1));
       a.href = /\.ipynb$/i.test(target) ? "index.html?path=" + encodeURIComponent(target) + u.hash : filesUrl(target);
     });
@@ -185,10 +210,10 @@
 
   function appNotebook() { return document.querySelector(".jp-NotebookPanel .jp-Notebook"); }
 
-  // 画好的标准:保存了输出的 notebook 要等第一个输出出现,否则等第一个 markdown 单元格
+  // 显示好的标准:保存了输出的 notebook 要等第一个输出出现,否则等第一格出现
   function appReady(hasOutputs) {
     var nb = appNotebook();
-    return !!nb && !!nb.querySelector(hasOutputs ? ".jp-OutputArea-output" : ".jp-RenderedHTMLCommon");
+    return !!nb && !!nb.querySelector(hasOutputs ? ".jp-OutputArea-output" : ".jp-Cell");
   }
 
   function scroller(node) {
@@ -254,7 +279,7 @@
 
     function finish() {
       done = true;
-      layer.remove();
+      close(layer);
     }
 
     // 轮询而不是监听 DOM 变化:JupyterLab 启动时有成千上万次 DOM 变化,逐条记录反而拖慢它
@@ -276,7 +301,7 @@
       var all = appNotebook().querySelectorAll(".jp-Cell").length >= cellCount;
       if (!all && Date.now() - readySince < SYNC_GIVE_UP_MS) return setTimeout(check, POLL_MS);
       if (left !== null) pin(at, box);
-      else if (box) box.scrollTop = box.scrollHeight * layer.scrollTop / layer.scrollHeight;
+      else if (box) box.scrollTop = box.scrollHeight * at.index / cellCount;
       finish();
     }
 
@@ -285,23 +310,62 @@
 
   // ---- 启动 -------------------------------------------------------------------------------------
 
+  var keyGuard = null;
+
+  function close(layer) {
+    if (keyGuard) window.removeEventListener("keydown", keyGuard, true);
+    keyGuard = null;
+    layer.remove();
+  }
+
   function show(nb) {
-    var hasOutputs = (nb.cells || []).some(function (c) { return c.outputs && c.outputs.length; });
-    if (appReady(hasOutputs)) return;   // JupyterLab 已经先画好了
+    var cells = nb.cells || [];
+    if (!cells.length) return;   // 新建的空 notebook:没什么可预览的
+    var hasOutputs = cells.some(function (c) { return c.outputs && c.outputs.length; });
+    if (appReady(hasOutputs)) return;   // JupyterLab 已经先显示好了
     var layer = el("div");
     layer.id = "course-preview";
+    layer.setAttribute("role", "document");
     layer.setAttribute("aria-label", "快速预览");
+    layer.tabIndex = -1;
     var note = el("div", "cpv-bar", "快速预览:阅读界面加载完成后会自动切换,可以先往下读。");
     note.setAttribute("role", "status");
+    var button = note.appendChild(el("button", "cpv-close", "关闭预览"));
+    button.type = "button";
+    button.addEventListener("click", function () { close(layer); });
     layer.appendChild(note);
     var main = layer.appendChild(el("div", "cpv-notebook"));
-    document.body.appendChild(layer);
-    fill = filler(layer, main, nb.cells || []);
-    if (location.hash) scrollToAnchor(layer, decode(location.hash.slice(1)));
-    else fill();
-    layer.addEventListener("scroll", function () { fill(); }, { passive: true });
-    if (window.performance && performance.mark) performance.mark("course-preview-shown");
-    handOver(layer, hasOutputs, (nb.cells || []).length);
+    try {
+      document.body.appendChild(layer);
+      handOver(layer, hasOutputs, cells.length);
+      fill = filler(layer, main, cells);
+      if (location.hash) scrollToAnchor(layer, decode(location.hash.slice(1)));
+      else fill();
+      layer.addEventListener("scroll", function () {
+        try { fill(); } catch (e) { warn("没能接着显示下面的格", e); }
+      }, { passive: true });
+      // 键盘留在预览里:按键不能落到底下还看不见的 notebook 上(命令模式的 d d、x 会改动它)
+      layer.focus({ preventScroll: true });
+      keyGuard = function (ev) {
+        if (layer.contains(ev.target)) return;
+        ev.stopPropagation();
+        layer.focus({ preventScroll: true });
+      };
+      window.addEventListener("keydown", keyGuard, true);
+      if (window.performance && performance.mark) performance.mark("course-preview-shown");
+    } catch (e) {
+      warn("快速预览出错,已移除", e);
+      close(layer);
+    }
+  }
+
+  // 读者的副本:notebook 的 content 是对象;用文本编辑器存过的是 JSON 字符串
+  function savedNotebook(model) {
+    var content = model && model.content;
+    if (typeof content === "string") {
+      try { content = JSON.parse(content); } catch (e) { return null; }
+    }
+    return content && Array.isArray(content.cells) ? content : null;
   }
 
   try {
@@ -319,7 +383,7 @@
     var notebook = dom.then(function () {
       return window.courseSavedFile ? window.courseSavedFile(path) : null;
     }).then(function (model) {
-      return model && model.content && model.content.cells ? model.content : deployed;
+      return savedNotebook(model) || deployed;
     });
     Promise.all([notebook, loadScript(MARKED), dom]).then(function (r) { show(r[0]); })
       .catch(function (e) { warn("没能显示快速预览(照常等待阅读界面)", e); });

@@ -64,6 +64,8 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
                              "update tools/sitebuild/post.py for this JupyterLite version")
         html = html.replace("<head>", "<head>\n    " + _tags(app), 1)
         html = html.replace("await import(", WAIT_FOR_STORAGE + "await import(", 1)
+        if _reading(app):
+            html = html.replace("</head>", preview.style() + "</head>", 1)
         page.write_text(html, encoding="utf-8")
 
 
@@ -71,9 +73,14 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
 WAIT_FOR_STORAGE = "await (window.courseStorageReady || null);\n        "
 
 
+def _reading(app: str) -> bool:
+    """The reading app's page: the one that gets the quick preview."""
+    return f"{app}/index.html" == preview.PAGE
+
+
 def _tags(app: str) -> str:
     tags = f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
-    return preview.tags() + "\n    " + tags if f"{app}/index.html" == preview.PAGE else tags
+    return preview.tags() + "\n    " + tags if _reading(app) else tags
 
 
 def stock_page(html: str) -> str:
@@ -81,9 +88,9 @@ def stock_page(html: str) -> str:
 
     The baseline of `tools/site.py bench` (kernel starts on open, no preloads, no storage step)."""
     html = preload.strip(html)
-    for app in APPS:
-        html = html.replace(_tags(app) + "\n    ", "")
-    return html.replace(WAIT_FOR_STORAGE, "")
+    for tags in sorted({_tags(app) for app in APPS}, key=len, reverse=True):   # longest first: one contains another
+        html = html.replace(tags + "\n    ", "")
+    return html.replace(preview.style(), "").replace(WAIT_FOR_STORAGE, "")
 
 
 #: translation domains the site's front end uses (the zh_CN pack also covers many extensions it lacks)

@@ -37,5 +37,10 @@ def install(output: Path, cache: Path) -> None:
 
 def tags() -> str:
     """What goes first into the reading page's <head>: the notebook download starts before anything else."""
-    return (f'<script src="../{SCRIPT}"></script>\n    <link rel="preload" as="script" href="../{MARKED}">\n    '
-            f'<style id="course-preview-style">\n{STYLE.read_text(encoding="utf-8")}    </style>')
+    return f'<script src="../{SCRIPT}"></script>\n    <link rel="preload" as="script" href="../{MARKED}">'
+
+
+def style() -> str:
+    """The preview's CSS, inlined just before </head> (kept out of the first 1024 bytes, where
+    browsers look for <meta charset>)."""
+    return f'<style id="course-preview-style">\n{STYLE.read_text(encoding="utf-8")}    </style>\n  '

@@ -13,7 +13,9 @@ from . import LITE_DIR, ROOT
 
 STAMP = ".inputs"  # fingerprint of the inputs, written by the build
 
-TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+#: text types name their charset: the pages and course scripts hold Chinese text
+TYPES = {".mjs": "text/javascript; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+         ".html": "text/html; charset=utf-8", ".wasm": "application/wasm",
          ".json": "application/json", ".ipynb": "application/json", ".whl": "application/octet-stream"}
 
 
