@@ -69,8 +69,10 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
         page.write_text(html, encoding="utf-8")
 
 
-#: start the app only after the storage script has finished (it waits at most 3 s)
-WAIT_FOR_STORAGE = "await (window.courseStorageReady || null);\n        "
+#: start the app only after the storage script has finished (it waits at most 3 s) and, on the reading
+#: page, after the quick preview is on screen (at most 1.5 s; see course-preview.js)
+WAIT_FOR_STORAGE = ("await (window.courseStorageReady || null);\n        "
+                    "await (window.coursePreviewReady || null);\n        ")
 
 
 def _reading(app: str) -> bool:
