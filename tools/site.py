@@ -3,7 +3,7 @@
     tools/site.py build [--cdn] [--contents DIR] [--output DIR]
     tools/site.py serve [--cdn] [--no-build] [--port N]     (port: --port, $PORT, or 8000)
     tools/site.py preload   re-record tools/sitebuild/preload.txt in Debian's chromium, then rebuild
-    tools/site.py bench [--runs N] [--no-build]   chapter 01's load time: this site vs JupyterLite defaults
+    tools/site.py bench [--runs N] [--no-build] [--slow-network]   chapter 01's load time: this site vs JupyterLite defaults
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ def main(argv=None) -> int:
     b = sub.add_parser("bench", help="time chapter 01's first saved output (cold) against JupyterLite's defaults")
     b.add_argument("--runs", type=int, default=7, help="cold loads per variant (default 7)")
     b.add_argument("--no-build", action="store_true", help="measure the existing offline build in _output/")
+    b.add_argument("--slow-network", action="store_true",
+                   help=f"emulate a slow link in chromium ({bench.SLOW_NETWORK_LABEL})")
     for name in ("build", "serve"):
         p = sub.add_parser(name)
         p.add_argument("--cdn", action="store_true",
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
     if args.cmd == "preload":
         return record_preloads()
     if args.cmd == "bench":
-        return run_bench(args.runs, args.no_build)
+        return run_bench(args.runs, args.no_build, args.slow_network)
     if args.cmd == "build" or (not args.no_build and needs_build(args.output, args.contents, not args.cdn)):
         build(offline_build=not args.cdn, contents=args.contents, output=args.output.resolve())
     if args.cmd == "serve":
@@ -64,7 +66,7 @@ def record_preloads() -> int:
     return 0
 
 
-def run_bench(runs: int, no_build: bool) -> int:
+def run_bench(runs: int, no_build: bool, slow_network: bool = False) -> int:
     """Print chapter 01's cold first-output time for this site and for JupyterLite's defaults."""
     if runs < 1:
         raise SystemExit(f"ERROR --runs {runs}: give at least 1 (7 or more for a stable median)")
@@ -73,7 +75,8 @@ def run_bench(runs: int, no_build: bool) -> int:
         build(offline_build=True, contents=CONTENT, output=OUTPUT, quiet=True)
     elif not (OUTPUT / preload.PAGE).exists():
         raise SystemExit(f"ERROR {OUTPUT} has no built site; run without --no-build")
-    print(bench.report(bench.bench(OUTPUT, FIRST_CHAPTER, exe, runs)))
+    network = bench.SLOW_NETWORK if slow_network else None
+    print(bench.report(bench.bench(OUTPUT, FIRST_CHAPTER, exe, runs, network=network)))
     return 0
 
 

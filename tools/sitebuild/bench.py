@@ -24,19 +24,23 @@ from . import browser, post, preload
 VARIANTS = ("course", "stock")
 #: what is reported: the two variants plus the quick preview of the course variant
 FIGURES = ("preview", "course", "stock")
+#: chromium's network emulation for --slow-network (CDP Network.emulateNetworkConditions)
+SLOW_NETWORK = {"offline": False, "latency": 100, "downloadThroughput": 20e6 / 8, "uploadThroughput": 5e6 / 8}
+SLOW_NETWORK_LABEL = "100 ms latency, 20 Mbit/s down"
 #: pause after each browser closes, so its shutdown (and the stock variant's kernel) is not in the next run
 SETTLE_S = 2.0
 
 
-def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
+def bench(output: Path, chapter: str, exe: str, runs: int, pw=None, network: dict | None = None) -> dict:
     """Time `runs` cold loads of each variant; returns {'preview': [s...], 'course': [s...], 'stock': [s...]}.
 
-    `pw`: a running Playwright (sync API) to use; by default one is started here."""
+    `pw`: a running Playwright (sync API) to use; by default one is started here.
+    `network`: chromium network conditions to emulate (e.g. SLOW_NETWORK); None: localhost as it is."""
     from playwright.sync_api import sync_playwright
 
     if pw is None:
         with sync_playwright() as own:
-            return bench(output, chapter, exe, runs, own)
+            return bench(output, chapter, exe, runs, own, network)
     from .serve import make_server
 
     output = Path(output)
@@ -52,10 +56,14 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
                 with tempfile.TemporaryDirectory() as profile:
                     ctx = browser.launch(pw, profile, exe)
                     page = ctx.new_page()
+                    if network:
+                        cdp = ctx.new_cdp_session(page)
+                        cdp.send("Network.enable")
+                        cdp.send("Network.emulateNetworkConditions", network)
                     if variant == "stock":
                         preload.serve_page(page, stock_html)
                     marks = {} if variant == "course" else None
-                    seconds, _ = browser.time_first_output(page, url, index, marks=marks)
+                    seconds, _ = browser.time_first_output(page, url, index, timeout_ms=90_000, marks=marks)
                     ctx.close()
                 time.sleep(SETTLE_S)
                 times[variant].append(seconds)

@@ -77,7 +77,9 @@ def inject(output: Path) -> dict:
                      'data-course-preload>\n    '
                      for d, folder in (("./", page.parent), ("../", page.parent.parent))
                      for name in CONFIG_FILES if (folder / name).is_file())
-    links += "".join(f'<link rel="preload" as="script" href="../{p}" data-course-preload>\n    '
+    # low priority: the quick preview's notebook download (high priority) goes first; on a slow link
+    # that is the difference between reading after ~1.6 s and after ~4.4 s (tools/site.py bench)
+    links += "".join(f'<link rel="preload" as="script" fetchpriority="low" href="../{p}" data-course-preload>\n    '
                      for p in present)
     page.write_text(html.replace(anchor, f"{MARK}\n    {links}{anchor}", 1), encoding="utf-8")
     return {"injected": len(present), "missing": missing}
