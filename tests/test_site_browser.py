@@ -284,8 +284,7 @@ def test_quick_preview(site, browser):
     page.goto(sitebrowser.chapter_url(base, CHAPTER))
     first = page.locator(sitebrowser.PREVIEW_OUTPUT).first
     first.wait_for(timeout=30_000)
-    page.wait_for_function("performance.getEntriesByName('course-preview-shown').length > 0", timeout=10_000)
-    t_preview = page.evaluate("performance.getEntriesByName('course-preview-shown')[0].startTime") / 1000
+    t_preview = sitebrowser.preview_shown(page)
     page.screenshot(path=ARTIFACTS / "07_quick_preview.png")
     layer = page.locator("#course-preview")
     assert _text(saved[0]).splitlines()[0] in layer.locator(f'.cpv-cell[data-index="{saved[0]["index"]}"]').inner_text()

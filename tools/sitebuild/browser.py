@@ -60,6 +60,13 @@ SCROLL_TO_FIRST_PREVIEW_OUTPUT = """async () => {
 }"""
 
 
+def preview_shown(page, timeout_ms: int = 30_000) -> float:
+    """Seconds from navigation start to the frame that showed the quick preview (the page's own
+    performance mark `course-preview-shown`, set by course-preview.js)."""
+    page.wait_for_function("performance.getEntriesByName('course-preview-shown').length > 0", timeout=timeout_ms)
+    return page.evaluate("performance.getEntriesByName('course-preview-shown')[0].startTime") / 1000
+
+
 def time_first_output(page, url: str, index: int, timeout_ms: int = 30_000, marks: dict | None = None):
     """Navigate to `url`, wait until cell `index` shows an output; returns (seconds, output locator).
 
@@ -73,9 +80,7 @@ def time_first_output(page, url: str, index: int, timeout_ms: int = 30_000, mark
         page.locator("#course-preview").wait_for(timeout=timeout_ms)
         page.evaluate(SCROLL_TO_FIRST_PREVIEW_OUTPUT)
         page.locator(PREVIEW_OUTPUT).first.wait_for(timeout=timeout_ms)
-        page.wait_for_function("performance.getEntriesByName('course-preview-shown').length > 0",
-                               timeout=timeout_ms)
-        marks["preview"] = page.evaluate("performance.getEntriesByName('course-preview-shown')[0].startTime") / 1000
+        marks["preview"] = preview_shown(page, timeout_ms)
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
     cell.scroll_into_view_if_needed(timeout=timeout_ms)
     first = cell.locator(".jp-OutputArea-output").first

@@ -77,7 +77,7 @@ WAIT_FOR_STORAGE = ("await (window.courseStorageReady || null);\n        "
 
 def _reading(app: str) -> bool:
     """The reading app's page: the one that gets the quick preview."""
-    return f"{app}/index.html" == preview.PAGE
+    return f"{app}/index.html" == preload.PAGE
 
 
 def _tags(app: str) -> str:

@@ -19,7 +19,6 @@ MARKED_VERSION = "18.3.0"
 SCRIPT = "course-preview.js"
 MARKED = "course-marked.js"
 STYLE = Path(__file__).with_name("course-preview.css")
-PAGE = "notebooks/index.html"
 SOURCE_MAP = re.compile(r"\n//# sourceMappingURL=\S+\s*$")
 
 
