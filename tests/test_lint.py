@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import os
+import subprocess
 import sys
 
 import nbformat
@@ -72,6 +74,32 @@ def test_chinese_plot_labels_render_with_the_course_font(tmp_path):
         ax.set_title("编译次数与耗时")
         fig.savefig(tmp_path / "p.png")
     assert not [w for w in caught if "missing from" in str(w.message)], [str(w.message) for w in caught]
+
+
+def test_the_course_font_is_found_with_no_system_font_installed(tmp_path):
+    """Only matplotlib's own fonts and the pinned font package: Chinese labels still render."""
+    script = f"""
+import warnings
+from pathlib import Path
+import matplotlib
+matplotlib.use("Agg")
+from matplotlib import font_manager
+bundled = str(Path(matplotlib.get_data_path()))
+font_manager.fontManager.ttflist = [f for f in font_manager.fontManager.ttflist if f.fname.startswith(bundled)]
+import jaxcourse
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    name = jaxcourse.use_cjk_font()
+    fig, ax = jaxcourse.figure()
+    ax.set_title("编译次数与耗时")
+    fig.savefig({str(tmp_path / "p.png")!r})
+used = font_manager.findfont(font_manager.FontProperties(family=name), fallback_to_default=False)
+print(name, used == jaxcourse.display.packaged_cjk_font(), [str(w.message) for w in caught])
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "MPLCONFIGDIR": str(tmp_path / "mpl")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Noto Sans CJK SC True []", proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("path", find_notebooks([ROOT / "content"]), ids=lambda p: p.stem)

@@ -61,7 +61,7 @@ class _Tracker:
         self.finished.add(cell_index)
 
 
-def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
+def decide_cell(cell, fresh_outputs, refresh: bool) -> CellResult:
     """Decide one cell that ran to completion (or raised where it was allowed to)."""
     res = CellResult(index=0, cell_id=cell.get("id", ""), source_head=_head(cell))
     saved = cell.get("outputs", [])
@@ -99,7 +99,7 @@ def _decide(cell, fresh_outputs, refresh: bool) -> CellResult:
         return res
     equal, diff, fired = same_outputs(saved, fresh_outputs, mask_numbers=(mode == "numbers"),
                                       tolerance=C.course_meta(cell).get("tolerance"))
-    rule = "outputs equal" + (f" (sanitized: {', '.join(fired)})" if fired else "")
+    rule = "outputs equal" + (f" (sanitized: {'; '.join(fired)})" if fired else "")
     if equal or refresh:
         res.status, res.rule = PASSED, rule if equal else "refreshed"
     else:
@@ -164,7 +164,7 @@ def run_notebook(
             cell_res = CellResult(index=index, cell_id=saved_cell.get("id", ""), status=FAILED,
                                   rule=stop[1], message=stop[2], detail=stop[3], source_head=_head(saved_cell))
         elif index in tracker.finished:
-            cell_res = _decide(saved_cell, fresh_cell.get("outputs", []), refresh)
+            cell_res = decide_cell(saved_cell, fresh_cell.get("outputs", []), refresh)
             cell_res.index = index
         else:
             cell_res = CellResult(index=index, cell_id=saved_cell.get("id", ""), status=NOT_RUN,

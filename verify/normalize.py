@@ -29,7 +29,7 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
-def normalize(text: str, *, mask_numbers: bool = False) -> tuple[str, list[str]]:
+def normalize(text: str) -> tuple[str, list[str]]:
     """Return the normalised text and the names of the rules that changed it."""
     fired: list[str] = []
     out = ANSI.sub("", text)
@@ -43,10 +43,5 @@ def normalize(text: str, *, mask_numbers: bool = False) -> tuple[str, list[str]]
         new = pattern.sub(repl, out)
         if new != out:
             fired.append(name)
-            out = new
-    if mask_numbers:
-        new = NUMBER.sub("<n>", out)
-        if new != out:
-            fired.append("volatile numbers")
             out = new
     return out, fired

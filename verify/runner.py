@@ -163,7 +163,7 @@ def rule_tally(results: list[NotebookResult]) -> dict[str, int]:
         for cell in nb.cells:
             main, _, extra = cell.rule.partition(" (sanitized: ")
             tally[main] = tally.get(main, 0) + 1
-            for name in filter(None, extra.rstrip(")").split(", ")):
+            for name in filter(None, extra.removesuffix(")").split("; ")):
                 key = name if name.startswith("numeric") else f"sanitized: {name}"
                 tally[key] = tally.get(key, 0) + 1
     return dict(sorted(tally.items(), key=lambda kv: -kv[1]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree as ET
 
-from .normalize import NUMBER
+from .compare import any_numbers, match_numbers
 from .results import FAILED, NotebookResult
 
 # Most serious first.
@@ -36,7 +36,7 @@ def classify(cell) -> str:
     if rule == "text differs":
         minus = [ln[1:] for ln in cell.detail.splitlines() if ln.startswith("-") and not ln.startswith("---")]
         plus = [ln[1:] for ln in cell.detail.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
-        if minus and len(minus) == len(plus) and all(NUMBER.sub("#", a) == NUMBER.sub("#", b) for a, b in zip(minus, plus)):
+        if minus and plus and match_numbers("\n".join(minus), "\n".join(plus), any_numbers) is not None:
             return "numeric beyond tolerance"
         return "repr/text change"
     return "cell error"
@@ -54,9 +54,23 @@ def grouped(results: list[NotebookResult]) -> dict[str, list[tuple[NotebookResul
     return {k: v for k, v in groups.items() if v}
 
 
-def _fence(text: str) -> str:
+def fence(text: str, limit: int = 3000, lang: str = "") -> str:
+    """text as an indented Markdown code block under a list item, cut at `limit` characters."""
     text = text.strip()
-    return f"\n\n```\n{text[:3000]}\n```\n" if text else "\n"
+    if not text:
+        return "\n"
+    if len(text) > limit:
+        text = text[:limit] + f"\n… ({len(text) - limit} more characters)"
+    text = text.replace("```", "`​``")
+    return f"\n\n  ```{lang}\n" + "".join(f"  {ln}\n" for ln in text.splitlines()) + "  ```\n"
+
+
+def item_markdown(path: str, cell, extra: str = "") -> str:
+    """One list item: notebook → cell: message, the cell's first source line, extra lines, the detail."""
+    return (f"- **{path}** → {cell.label}: {cell.message or cell.rule}"
+            + (f"  \n  `{cell.source_head}`" if cell.source_head else "")
+            + (f"  \n  {extra}" if extra else "")
+            + fence(cell.detail, lang="diff" if cell.rule == "text differs" else ""))
 
 
 def markdown_report(results: list[NotebookResult], title: str, env: dict) -> str:
@@ -76,8 +90,7 @@ def markdown_report(results: list[NotebookResult], title: str, env: dict) -> str
             if cell is None:
                 lines.append(f"- **{nb.path}**: {nb.message}")
                 continue
-            lines.append(f"- **{nb.path}** → {cell.label}: {cell.message or cell.rule}"
-                         + (f"  \n  `{cell.source_head}`" if cell.source_head else "") + _fence(cell.detail))
+            lines.append(item_markdown(nb.path, cell))
         lines.append("")
     lines.append("Next step: run `tools/run_all.py --refresh` on the new version, review `git diff`, "
                  "and write each change up in the chapter's 本章更新说明.")

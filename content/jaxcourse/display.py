@@ -11,7 +11,7 @@ _PATH = re.compile(r".*/(?:site|dist)-packages/")
 _CELL = re.compile(r".*/ipykernel_\d+/\d+\.py$")
 _original_format = warnings.formatwarning
 
-CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
              "WenQuanYi Zen Hei", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "SimHei"]
 
 
@@ -72,20 +72,37 @@ def install_cell_names() -> None:
     compiler._jaxcourse_names = True
 
 
+def packaged_cjk_font() -> str | None:
+    """课程依赖里钉死的字体文件(PyPI 包 noto-cjk-sans-otc 里的 Noto Sans CJK);没装时返回 None。"""
+    try:
+        import noto_cjk_sans_otc
+    except ImportError:  # Colab 等没装课程依赖的环境:退回系统字体
+        return None
+    path = noto_cjk_sans_otc.FONT_PATH
+    return str(path) if path.is_file() else None
+
+
 def use_cjk_font() -> str | None:
-    """给 matplotlib 选一个能显示中文的字体,返回字体名;一个都没有时返回 None 并给出安装提示。"""
+    """给 matplotlib 选一个能显示中文的字体,返回字体名;一个都没有时返回 None 并给出安装提示。
+
+    先把课程依赖自带的 Noto Sans CJK 登记给 matplotlib:不依赖系统字体,任何机器画出的图都一样。
+    """
     import matplotlib
     from matplotlib import font_manager
 
+    packaged = packaged_cjk_font()
+    if packaged and not any(f.fname == packaged for f in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(packaged)
     available = {f.name for f in font_manager.fontManager.ttflist}
     for name in CJK_FONTS:
         if name in available:
-            matplotlib.rcParams["font.sans-serif"] = [name, *matplotlib.rcParams["font.sans-serif"]]
+            rest = [f for f in matplotlib.rcParams["font.sans-serif"] if f != name]
+            matplotlib.rcParams["font.sans-serif"] = [name, *rest]
             matplotlib.rcParams["font.family"] = "sans-serif"
             matplotlib.rcParams["axes.unicode_minus"] = False
             return name
-    warnings.warn("没有找到中文字体,图里的中文会显示成方框。Debian/Ubuntu:apt-get install fonts-noto-cjk;"
-                  "macOS 自带 PingFang SC;Windows 自带 Microsoft YaHei。", RuntimeWarning, stacklevel=2)
+    warnings.warn("没有找到中文字体,图里的中文会显示成方框。本地学习:运行 ./dev setup(会装上课程自带的字体);"
+                  "Colab 等环境:pip install noto-cjk-sans-otc。", RuntimeWarning, stacklevel=2)
     return None
 
 
