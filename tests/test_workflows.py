@@ -57,3 +57,89 @@ def test_upgrade_check_replaces_only_jax_pins_and_never_targets_venv(tmp_path):
     assert not any(r.startswith("jax==0.12") for r in reqs) and any(r.startswith("nbclient==") for r in reqs)
     assert "jax" in upgrade_check.requirements("latest")
     assert upgrade_check.main(["--jax", "0.11.2", "--env-dir", str(ROOT / ".venv")]) == 2
+
+
+def test_refresh_workflow_runs_notebook_code_without_write_access_and_proposes_in_a_separate_job():
+    import yaml
+
+    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "refresh.yml").read_text())
+    triggers = flow[True]  # YAML 1.1 reads the key `on` as True
+    assert "schedule" in triggers and triggers["workflow_dispatch"]["inputs"]["jax_version"]["default"] == "pinned"
+    refresh, propose = flow["jobs"]["refresh"], flow["jobs"]["propose"]
+    assert refresh["permissions"] == {"contents": "read"}
+    runs = "\n".join(step.get("run", "") for step in refresh["steps"])
+    assert "./dev setup" in runs and "tools/propose_refresh.py" in runs
+    assert any(step.get("uses", "").startswith("actions/upload-artifact@") for step in refresh["steps"])
+    assert propose["needs"] == "refresh" and "changed == 'true'" in propose["if"]
+    assert propose["permissions"] == {"contents": "write", "pull-requests": "write"}
+    pr_runs = "\n".join(step.get("run", "") for step in propose["steps"])
+    assert "./dev" not in pr_runs and "python" not in pr_runs and "tools/" not in pr_runs  # runs no notebook code
+    assert "git apply --index" in pr_runs and "gh pr create" in pr_runs and "gh pr edit" in pr_runs
+    for job in (refresh, propose):
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+
+
+def _propose_script(tmp_path, patch_text: str, open_prs: str = "0"):
+    """Run the propose job's shell steps in a scratch clone, with `gh` stubbed and a local origin."""
+    import yaml
+
+    steps = yaml.safe_load((ROOT / ".github" / "workflows" / "refresh.yml").read_text())["jobs"]["propose"]["steps"]
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    origin, work = tmp_path / "origin.git", tmp_path / "work"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    subprocess.run(["git", "clone", "-q", str(origin), str(work)], check=True, capture_output=True)
+    (work / "content" / "入门").mkdir(parents=True)
+    (work / "content" / "入门" / "01.ipynb").write_text("old\n")
+    (work / "README.md").write_text("readme\n")
+    subprocess.run([*git, "add", "."], cwd=work, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=work, check=True)
+    proposal = tmp_path / "proposal"
+    proposal.mkdir()
+    (proposal / "refresh.patch").write_text(patch_text)
+    (proposal / "pr-body.md").write_text("# Refresh saved outputs on the pinned JAX\n\nbody\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(f'#!/bin/sh\necho "gh $*" >> {tmp_path}/gh.log\n'
+                                f'case "$*" in "pr list"*) echo {open_prs};; esac\n')
+    (bin_dir / "gh").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PROPOSAL": str(proposal),
+           "BRANCH": "refresh/outputs", "BASE": "main", "GH_TOKEN": "x",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    procs = []
+    for step in steps:
+        if "run" in step:
+            procs.append(subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work, env=env, capture_output=True, text=True))
+            if procs[-1].returncode:
+                break
+    log = (tmp_path / "gh.log").read_text() if (tmp_path / "gh.log").exists() else ""
+    return procs, log, origin
+
+
+NOTEBOOK_PATCH = """diff --git a/content/入门/01.ipynb b/content/入门/01.ipynb
+--- a/content/入门/01.ipynb
++++ b/content/入门/01.ipynb
+@@ -1 +1 @@
+-old
++new
+"""
+
+
+def test_propose_job_pushes_the_branch_and_opens_or_updates_one_pull_request(tmp_path):
+    procs, log, origin = _propose_script(tmp_path, NOTEBOOK_PATCH)
+    assert all(p.returncode == 0 for p in procs), [p.stderr for p in procs]
+    shown = subprocess.run(["git", "show", "refresh/outputs:content/入门/01.ipynb"], cwd=origin,
+                           capture_output=True, text=True)
+    assert shown.stdout == "new\n"
+    assert "gh pr create --base main --head refresh/outputs --title Refresh saved outputs on the pinned JAX" in log
+    _, log, _ = _propose_script(tmp_path / "again", NOTEBOOK_PATCH, open_prs="1")
+    assert "gh pr edit refresh/outputs" in log and "pr create" not in log
+
+
+def test_propose_job_refuses_a_patch_that_touches_anything_but_notebooks_and_pins(tmp_path):
+    bad = NOTEBOOK_PATCH + "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-readme\n+pwned\n"
+    procs, log, origin = _propose_script(tmp_path, bad)
+    assert procs[-1].returncode == 1 and "touches files a refresh never writes: README.md" in procs[-1].stdout
+    assert "pr create" not in log
+    assert subprocess.run(["git", "rev-parse", "--verify", "-q", "refresh/outputs"], cwd=origin).returncode != 0
