@@ -21,11 +21,11 @@ from pathlib import Path
 import nbformat
 
 from . import cells as C
-from .compare import canonical, moved_numbers
+from .compare import moved_numbers
 from .errors import UsageError
 from .execute import decide_cell
 from .notebook_io import write_atomic
-from .results import FAILED, NotebookResult
+from .results import FAILED
 from .triage import CLASSES, classify, fence, item_markdown
 
 TRACEBACK_ONLY = "traceback only"  # outputs equal under the rules; the refresh only renewed a traceback
@@ -96,12 +96,16 @@ def trim_sections(text: str, limit: int = SECTION_LINES) -> str:
     return "\n".join(out)
 
 
+def recorded_environment(nb) -> dict:
+    """The environment a notebook's saved outputs came from (metadata.verify.environment)."""
+    return nb.metadata.get("verify", {}).get("environment", {}) or {}
+
+
 def describe(path: Path, rel: str, old_text: str) -> NotebookChange:
-    """Classify what the refresh changed in one notebook (old_text: its bytes before)."""
+    """Classify what the refresh changed in one notebook (old_text: its text before)."""
     old_nb = nbformat.reads(old_text, as_version=4)
     new_nb = nbformat.read(path, as_version=4)
-    env = lambda nb: nb.metadata.get("verify", {}).get("environment", {}) or {}  # noqa: E731
-    return NotebookChange(path=rel, env_before=env(old_nb), env_after=env(new_nb),
+    return NotebookChange(path=rel, env_before=recorded_environment(old_nb), env_after=recorded_environment(new_nb),
                           cells=changed_cells(old_nb, new_nb), diff=nbdime_diff(old_text, path))
 
 
