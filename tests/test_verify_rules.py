@@ -80,3 +80,37 @@ def test_when_keep_going_then_every_changed_cell_is_reported_and_classed(tmp_pat
     assert len(suites.findall(".//failure")) == 5 and suites.find("testsuite").get("failures") == "5"
     assert markdown_report(results, "t", {}).startswith("# t")
     assert "testsuite" in junit_xml(results)
+
+
+def test_rule_tally_counts_each_rule_once_even_when_it_holds_commas():
+    from verify.execute import decide_cell
+    from verify.results import NotebookResult
+    from verify.runner import rule_tally
+
+    cell = code("print(w)")
+    cell.outputs = _stream("w = [1.0097841  0.49755916]\n")
+    res = decide_cell(cell, _stream("w = [1.0097842 0.4975592]\n"), refresh=False)
+    assert res.status == "passed" and "NumPy column alignment ignored" in res.rule
+    tally = rule_tally([NotebookResult(path="n", status="passed", cells=[res])])
+    assert tally == {"outputs equal": 1,
+                     "numeric within tolerance (rtol=1e-05, atol=1e-07), NumPy column alignment ignored": 1}
+
+
+def test_when_only_the_python_patch_release_differs_then_a_refresh_keeps_the_recorded_environment():
+    import nbformat
+
+    from verify.cache import provenance
+    from verify.execute import merged_for_refresh
+
+    env = provenance()
+    saved = nbformat.v4.new_notebook(cells=[code("print(1)")])
+    saved.cells[0].outputs = [nbformat.from_dict(o) for o in _stream("1\n")]
+    saved.metadata["verify"] = {"environment": {**env, "python": env["python"].rsplit(".", 1)[0] + ".0-old"}}
+    fresh = nbformat.v4.new_notebook(cells=[code("print(1)")])
+    fresh.cells[0].outputs = [nbformat.from_dict(o) for o in _stream("1\n")]
+    assert merged_for_refresh(saved, fresh, env).metadata["verify"] == saved.metadata["verify"]
+    fresh.cells[0].outputs = [nbformat.from_dict(o) for o in _stream("2\n")]  # an output changed: renew it
+    assert merged_for_refresh(saved, fresh, env).metadata["verify"]["environment"] == env
+    saved.cells[0].outputs = fresh.cells[0].outputs
+    saved.metadata["verify"]["environment"]["numpy"] = "1.0"  # a compared key differs: renew it
+    assert merged_for_refresh(saved, fresh, env).metadata["verify"]["environment"] == env

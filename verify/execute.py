@@ -204,11 +204,12 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
     """The saved notebook with fresh outputs and execution counts; everything else untouched.
 
     A cell whose fresh outputs equal the saved ones under the comparison rules keeps its saved
-    outputs byte for byte, so a refresh with nothing changed writes nothing.
+    outputs byte for byte, so a refresh with nothing changed writes nothing. The recorded
+    environment is renewed only when some output changed or it differs in a compared key (a new
+    Python patch release alone does not rewrite a notebook whose outputs all still hold).
     """
     merged = copy.deepcopy(saved_nb)
-    if env is not None:
-        merged.metadata.setdefault("verify", {})["environment"] = env
+    changed = False
     for cell, fresh in zip(merged.cells, run_nb.cells):
         if cell.get("cell_type") != "code":
             continue
@@ -219,7 +220,12 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
                                        tolerance=C.course_meta(cell).get("tolerance"))
             if not equal or _tracebacks(cell.get("outputs", [])) != _tracebacks(fresh_outputs):
                 cell["outputs"] = nbformat.from_dict(fresh_outputs)
+                changed = True
             cell["execution_count"] = fresh.get("execution_count")
+    if env is not None:
+        recorded = merged.metadata.get("verify", {}).get("environment")
+        if changed or provenance_mismatch(recorded, env):
+            merged.metadata.setdefault("verify", {})["environment"] = env
     return merged
 
 
