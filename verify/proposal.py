@@ -187,6 +187,10 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
     """
     repo, out = repo.resolve(), out.resolve()
     notebooks = [p.resolve() for p in notebooks]
+    outside = [str(p) for p in notebooks if not p.is_relative_to(repo)]
+    if outside:
+        raise UsageError(f"not inside the repository {repo}: {', '.join(outside)}. "
+                         "TIP  a proposal is a patch of that repository: refresh its own notebooks.")
     rels = [str(p.relative_to(repo)) for p in notebooks]
     dirty = git(repo, "status", "--porcelain", "--", *rels).strip()
     if dirty:
