@@ -11,6 +11,7 @@ _PATH = re.compile(r".*/(?:site|dist)-packages/")
 _CELL = re.compile(r".*/ipykernel_\d+/\d+\.py$")
 _original_format = warnings.formatwarning
 
+# Noto Sans CJK JP:不认识 .ttc 里各个字体的旧 matplotlib 只看得到集合里的第一个,它同样能显示中文
 CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
              "WenQuanYi Zen Hei", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "SimHei"]
 
