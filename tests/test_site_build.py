@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import stage  # noqa: E402
+from sitebuild import post, stage  # noqa: E402
 from sitebuild.demo import write_demo  # noqa: E402
 
 CFG = {"repository": "owner/repo", "branch": "dev"}
@@ -141,3 +141,23 @@ def _fake_marked(cache: Path) -> Path:
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     return cache
+
+
+def test_tool_extensions_are_dropped_from_the_site_and_others_kept(tmp_path):
+    # nbdime (used by tools/propose_refresh.py) installs a JupyterLab extension; the site must not ship it
+    assert (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "nbdime-jupyterlab").is_dir()
+    out = tmp_path / "site"
+    for name in ("nbdime-jupyterlab", "jupyterlab_pygments"):
+        (out / "extensions" / name / "static").mkdir(parents=True)
+        (out / "extensions" / name / "static" / "remoteEntry.js").write_text("x")
+    (out / "build" / "schemas").mkdir(parents=True)
+    (out / "build" / "schemas" / "all_federated.json").write_text(json.dumps(
+        [{"id": "nbdime-jupyterlab:plugin"}, {"id": "jupyterlab_pygments:plugin"}]))
+    (out / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {"federated_extensions": [
+        {"name": "nbdime-jupyterlab"}, {"name": "jupyterlab_pygments"}], "appName": "课程"}}))
+    assert post.drop_extensions(out) == ["nbdime-jupyterlab"]
+    assert sorted(p.name for p in (out / "extensions").iterdir()) == ["jupyterlab_pygments"]
+    config = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert config == {"federated_extensions": [{"name": "jupyterlab_pygments"}], "appName": "课程"}
+    assert json.loads((out / "build" / "schemas" / "all_federated.json").read_text()) == [
+        {"id": "jupyterlab_pygments:plugin"}]
