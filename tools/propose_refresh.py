@@ -59,13 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.jax != "pinned":
             python, pins = side_environment(args.jax)
             title = f"Refresh saved outputs on jax {pins['jax']}"
-        outcome = propose(args.repo, notebooks, args.out, python=python, jobs=args.jobs, title=title, pins=pins)
+        return propose(args.repo, notebooks, args.out, python=python, jobs=args.jobs, title=title, pins=pins)
     except VerifyError as exc:
         print(f"ERROR {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # upgrade_check.build_env could not build the side environment
         return int(exc.code or 2)
-    return outcome.status
 
 
 if __name__ == "__main__":

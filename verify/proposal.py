@@ -170,18 +170,9 @@ def run_all(python: str, args: list[str]) -> int:
     return subprocess.run(cmd).returncode
 
 
-@dataclass
-class Outcome:
-    """What `propose` did: exit status, the notebooks it changed, and where its files are."""
-
-    status: int
-    changed: list[str] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-
-
 def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.executable,
-            jobs: int | None = None, title: str = "Refresh saved outputs", pins: dict | None = None) -> Outcome:
-    """Refresh, verify, and write the proposal into `out` (see the module docstring).
+            jobs: int | None = None, title: str = "Refresh saved outputs", pins: dict | None = None) -> int:
+    """Refresh, verify, and write the proposal into `out` (see the module docstring); returns the exit status.
 
     pins: package → version to write into pyproject.toml (a refresh on another JAX proposes its pins too).
     """
@@ -202,7 +193,7 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
     before = {p: p.read_text(encoding="utf-8") for p in notebooks}
     common = ["--no-cache"] + (["--jobs", str(jobs)] if jobs else [])
 
-    def give_up(status: int, what: str) -> Outcome:
+    def give_up(status: int, what: str) -> int:
         for p, text in before.items():
             if p.read_text(encoding="utf-8") != text:
                 write_atomic(p, text)
@@ -210,7 +201,7 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
         note = f"**{what}** Nothing is proposed; every notebook was put back as it was.\n\n"
         report.write_text(note + (report.read_text(encoding="utf-8") if report.exists() else ""), encoding="utf-8")
         print(f"ERROR {what} See {report}.", file=sys.stderr)
-        return Outcome(status, files=[report])
+        return status
 
     rc = run_all(python, [*map(str, notebooks), "--refresh", *common, "--json", str(out / "refresh.json"),
                           "--markdown", str(out / REPORT)])
@@ -220,7 +211,7 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
     if not changed:
         (out / REPORT).write_text("No saved output changed: nothing to propose.\n", encoding="utf-8")
         print("* no saved output changed: no patch, no pull request", file=sys.stderr)
-        return Outcome(0, files=[out / REPORT])
+        return 0
     rc = run_all(python, [*map(str, changed), *common, "--json", str(out / "verify.json"),
                           "--markdown", str(out / REPORT)])
     if rc:
@@ -239,7 +230,7 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
     (out / REPORT).write_text(f"Refreshed outputs changed in {len(changes)} notebook(s); every one verified "
                               f"again.\n\n{summary}\n", encoding="utf-8")
     print(f"* {len(changes)} notebook(s) changed: {out / PATCH}, {out / BODY}", file=sys.stderr)
-    return Outcome(0, changed=[c.path for c in changes], files=[out / PATCH, out / BODY, out / REPORT])
+    return 0
 
 
 PIN = re.compile(r'"(?P<name>[A-Za-z0-9_.-]+)==(?P<version>[^"]+)"')
