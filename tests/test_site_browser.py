@@ -181,6 +181,13 @@ def test_site_in_browser(site, browser):
         f"{len(late)} scripts ({late_bytes / 1e3:.0f} KB) loaded before the first output are not in "
         f"tools/sitebuild/preload.txt (JupyterLite changed?); re-record: .venv/bin/python tools/site.py preload")
     assert _text(saved[0]).splitlines()[0] in first.inner_text()
+    # a multi-line output shows every line as saved, none with a stray leading "," (jupyterlite#1105)
+    multi = next((c for c in saved if len(_text(c).splitlines()) >= 2), None)
+    if multi is not None:
+        shown = _cell(page, multi["index"]).locator(".jp-OutputArea-output").first.inner_text().splitlines()
+        assert not [ln for ln in shown if ln.startswith(",")], f"stray commas in cell {multi['index']}: {shown[:4]}"
+        missing = [ln for ln in _text(multi).splitlines() if ln.strip() and ln.strip() not in map(str.strip, shown)]
+        assert not missing, f"saved lines not shown in cell {multi['index']}: {missing[:3]}"
     if errors:
         err = _cell(page, errors[0]["index"]).locator(".jp-OutputArea-output").first
         ename = next(o["ename"] for o in errors[0]["outputs"] if o["output_type"] == "error")

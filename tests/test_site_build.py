@@ -32,6 +32,16 @@ def test_staged_copy_has_banner_browser_kernel_and_package(tmp_path):
     assert nb["metadata"]["kernelspec"]["name"] == "python"
     assert (src / "入门/01_JAX简介.ipynb").read_bytes() == before, "the source notebook was edited"
     assert json.loads((tmp_path / "out/jaxcourse/_site.json").read_text()) == CFG
+    # every multi-line text is one string (JupyterLite shows list-valued outputs with a stray "," per line)
+    saved = json.loads(before)
+    for old, new in zip(saved["cells"], nb["cells"][1:]):
+        assert new["source"] == "".join(old["source"])
+        for o_old, o_new in zip(old.get("outputs", []), new.get("outputs", [])):
+            for key in ("text",):
+                if key in o_old:
+                    assert o_new[key] == "".join(o_old[key])
+            for mime, value in o_old.get("data", {}).items():
+                assert o_new["data"][mime] == ("".join(value) if isinstance(value, list) else value)
     assert (tmp_path / "out/jaxcourse/browser.py").exists()
     # restaging is idempotent and a content change gives a new release id
     assert stage.stage_contents(src, tmp_path / "out", CFG) == release
@@ -161,3 +171,21 @@ def test_tool_extensions_are_dropped_from_the_site_and_others_kept(tmp_path):
     assert config == {"federated_extensions": [{"name": "jupyterlab_pygments"}], "appName": "课程"}
     assert json.loads((out / "build" / "schemas" / "all_federated.json").read_text()) == [
         {"id": "jupyterlab_pygments:plugin"}]
+
+
+def test_staged_notebooks_hold_multiline_texts_as_strings_so_jupyterlite_shows_no_stray_commas(tmp_path):
+    src = tmp_path / "n.ipynb"
+    src.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{
+        "cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1, "source": ["print(1)\n", "x"],
+        "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": ["JAX : 0.12.0.1\n", "jaxlib : 0.12.0.1\n"]},
+            {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+             "data": {"text/plain": ["Array([1.,\n", "       2.], dtype=float32)"], "application/json": {"a": [1, 2]}}},
+            {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["frame 1", "frame 2"]}]}]}))
+    stage.stage_notebook(src, tmp_path / "out.ipynb", "n.ipynb", CFG)
+    cell = json.loads((tmp_path / "out.ipynb").read_text())["cells"][1]
+    assert cell["source"] == "print(1)\nx"
+    assert cell["outputs"][0]["text"] == "JAX : 0.12.0.1\njaxlib : 0.12.0.1\n"
+    assert cell["outputs"][1]["data"] == {"text/plain": "Array([1.,\n       2.], dtype=float32)",
+                                          "application/json": {"a": [1, 2]}}
+    assert cell["outputs"][2]["traceback"] == ["frame 1", "frame 2"]

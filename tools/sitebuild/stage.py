@@ -53,9 +53,31 @@ def banner_source(url: str) -> str:
     )
 
 
+def join_lines(nb: dict) -> dict:
+    """Write every multi-line text of the notebook as one string, as JupyterLite needs it.
+
+    nbformat stores sources and outputs as lists of lines; JupyterLite 0.8 shows a list-valued
+    output as the lines joined by "," (jupyterlite#1105: `,JAX : 0.12.0.1` on every line but the
+    first). Both forms are valid nbformat; the string is the one every front end reads right.
+    Error tracebacks stay lists: that is their format, one entry per frame.
+    """
+    def joined(value):
+        return "".join(value) if isinstance(value, list) else value
+
+    for cell in nb.get("cells", []):
+        cell["source"] = joined(cell.get("source", ""))
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = joined(out["text"])
+            for mime, value in out.get("data", {}).items():
+                if not mime.endswith("json"):
+                    out["data"][mime] = joined(value)
+    return nb
+
+
 def stage_notebook(src: Path, dest: Path, rel: str, cfg: dict) -> None:
-    """Copy one notebook, adding the Colab banner and the browser kernelspec."""
-    nb = json.loads(src.read_text(encoding="utf-8"))
+    """Copy one notebook, adding the Colab banner and the browser kernelspec, texts as strings."""
+    nb = join_lines(json.loads(src.read_text(encoding="utf-8")))
     cells = [c for c in nb.get("cells", []) if c.get("id") != BANNER_ID]
     banner = {
         "cell_type": "markdown",
