@@ -203,6 +203,14 @@ def test_site_in_browser(site, browser):
     page.get_by_text(FRIENDLY).first.wait_for(timeout=120_000)
     print(f"JAX cell: friendly message after {time.perf_counter() - t0:.2f} s (includes kernel boot)")
     assert "ModuleNotFoundError" not in out.inner_text()
+    # a later JAX cell fails on a name like `jnp`, not on an import: it gets the Chinese note too
+    later = next((c for c in cells if c["index"] > jax_cell["index"] and "lite" not in _tags(c)
+                  and "jnp." in "".join(c["source"]) and "import" not in "".join(c["source"])), None)
+    if later is not None:
+        shown = _run(page, later["index"]).locator(".jp-OutputArea-output").first
+        from playwright.sync_api import expect
+        expect(shown, "a later JAX cell shows no Chinese note").to_contain_text("没有定义", timeout=60_000)
+        assert "Traceback" not in shown.inner_text()
     page.screenshot(path=ARTIFACTS / "04_jax_message.png")
 
     # 5. a lite cell runs in Pyodide and prints what real Python printed (in 01, or else in the first

@@ -189,3 +189,25 @@ def test_staged_notebooks_hold_multiline_texts_as_strings_so_jupyterlite_shows_n
     assert cell["outputs"][1]["data"] == {"text/plain": "Array([1.,\n       2.], dtype=float32)",
                                           "application/json": {"a": [1, 2]}}
     assert cell["outputs"][2]["traceback"] == ["frame 1", "frame 2"]
+
+
+NAME_HINT = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+from jaxcourse import browser
+browser.install()
+shell.run_cell("y = jnp.ones(3)")          # a name that a JAX cell defines: the Chinese note
+print("=== next cell ===")
+shell.run_cell("print(reader_typo)")       # any other name: the usual traceback
+"""
+
+
+def test_a_later_jax_cell_gets_the_chinese_note_for_names_like_jnp_and_typos_keep_their_traceback():
+    proc = subprocess.run([sys.executable, "-c", NAME_HINT, str(ROOT / "content")],
+                          capture_output=True, text=True, check=True)
+    first, second = proc.stdout.split("=== next cell ===")
+    assert "`jnp` 没有定义" in first and "Colab" in first and "原始报错:NameError: name 'jnp' is not defined" in first
+    assert "Traceback" not in first
+    assert "NameError" in second and "reader_typo" in second and "没有定义" not in second

@@ -19,6 +19,10 @@ NEEDS_REAL_PYTHON = frozenset({
     "jax", "jaxlib", "numpy", "optax", "flax", "orbax", "chex", "scipy", "sklearn", "matplotlib",
 })
 
+#: 课程里需要 JAX 的单元格定义的名字(import jax.numpy as jnp ……):浏览器里用到它们却没有定义,
+#: 说明定义它们的那一格在这里跑不了,而不是读者写错了名字
+COURSE_NAMES = frozenset({"jax", "jnp", "np", "lax", "optax", "nnx", "flax", "ocp", "plt"})
+
 #: 站点构建时写在本包旁边的配置(仓库地址、分支);本地运行时不存在。
 SITE_CONFIG = Path(__file__).with_name("_site.json")
 
@@ -36,8 +40,9 @@ def message_lines(module: str) -> list[str]:
     cfg = site_config()
     repo = cfg.get("repository", "")
     clone = f"git clone https://github.com/{repo}.git" if repo else "克隆本课程的仓库"
+    why = "" if module == "jax" else "(本课程的代码要用它和 JAX)"
     return [
-        f"🌐 浏览器里的 Python(Pyodide)没有 {module},所以这一格在这里跑不了。",
+        f"🌐 浏览器里的 Python(Pyodide)没有 {module}{why},所以这一格在这里跑不了。",
         f"   本页保存的输出都来自真实的 JAX {JAX_VERSION}(CPU),照着读就行;"
         "重新运行会把保存的输出换成这段提示,刷新页面即可恢复。",
         "   想亲手运行:",
@@ -45,6 +50,31 @@ def message_lines(module: str) -> list[str]:
         f"   · 或在自己的电脑上运行 {clone} ,按 README 执行 ./dev setup,"
         "再用内核「Python (JAX 学习)」打开这个 notebook。",
     ]
+
+
+def name_error_lines(name: str, error: str) -> list[str]:
+    """The Chinese lines shown instead of a NameError for a name that a JAX cell would have defined."""
+    return [
+        f"🌐 `{name}` 没有定义:它由前面某个需要 JAX 的单元格定义,而那样的单元格在浏览器里跑不了。",
+        *message_lines("jax")[1:],
+        f"   (原始报错:NameError: {error})",
+    ]
+
+
+_import_failed = False  # 本内核里已经有过一次“浏览器里没有这个包”
+
+
+def _name_error(shell, etype, value, tb, tb_offset=None):
+    """IPython custom exception handler: shows the Chinese note for course names, the usual traceback otherwise.
+
+    Shown the way IPython shows an exception's `_render_traceback_` (the friendly ImportError's path).
+    """
+    name = getattr(value, "name", None) or ""
+    if name in COURSE_NAMES or _import_failed:
+        shell._showtraceback(etype, value, name_error_lines(name, str(value)))
+    else:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    return []
 
 
 class NeedsRealPythonError(ModuleNotFoundError):
@@ -60,8 +90,10 @@ class _FriendlyFinder:
 
     def find_spec(self, fullname, path=None, target=None):
         """Raise the friendly error for a missing top-level course dependency, else defer."""
+        global _import_failed
         top = fullname.partition(".")[0]
         if path is None and top in NEEDS_REAL_PYTHON:
+            _import_failed = True
             raise NeedsRealPythonError(f"No module named {top!r}(浏览器里没有 {top})", name=top)
         return None
 
@@ -70,7 +102,18 @@ class _FriendlyFinder:
 
 
 def install() -> bool:
-    """Put the friendly finder on sys.meta_path right after PathFinder; returns False if already there."""
+    """Put the friendly finder on sys.meta_path right after PathFinder; returns False if already there.
+
+    In an IPython shell, a NameError for a name a JAX cell defines also gets the Chinese note
+    (only the first JAX cell fails on its import; the next ones fail on `jnp` and the like).
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # not under IPython
+        get_ipython = lambda: None  # noqa: E731
+    shell = get_ipython()
+    if shell is not None:
+        shell.set_custom_exc((NameError,), _name_error)
     if any(isinstance(f, _FriendlyFinder) for f in sys.meta_path):
         return False
     where = len(sys.meta_path)
