@@ -211,3 +211,15 @@ def test_a_later_jax_cell_gets_the_chinese_note_for_names_like_jnp_and_typos_kee
     assert "`jnp` 没有定义" in first and "Colab" in first and "原始报错:NameError: name 'jnp' is not defined" in first
     assert "Traceback" not in first
     assert "NameError" in second and "reader_typo" in second and "没有定义" not in second
+
+
+def test_colab_links_follow_the_repository_that_builds_the_site():
+    from sitebuild import project_config
+
+    local = project_config({})
+    assert local["source"].startswith("pyproject.toml") and local["repository"].count("/") == 1
+    fork = project_config({"GITHUB_REPOSITORY": "reader/jax-fork", "GITHUB_REF_TYPE": "branch", "GITHUB_REF_NAME": "dev"})
+    assert fork == {"repository": "reader/jax-fork", "branch": "dev", "source": "GITHUB_REPOSITORY"}
+    pr = project_config({"GITHUB_REPOSITORY": "reader/jax-fork", "GITHUB_REF_TYPE": "branch",
+                         "GITHUB_REF_NAME": "7/merge", "GITHUB_HEAD_REF": "feature"})
+    assert pr["branch"] == local["branch"]  # a pull request's merge ref is no branch a reader can open

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -20,12 +21,22 @@ FIRST_CHAPTER = "入门/01_JAX简介.ipynb"
 PACKAGE = "jaxcourse"
 
 
-def project_config() -> dict:
-    """Read [tool.jaxcourse] from pyproject.toml (repository = "owner/name", branch)."""
+def project_config(env: dict | None = None) -> dict:
+    """The repository the site's Colab links point to: {"repository": "owner/name", "branch", "source"}.
+
+    On GitHub Actions (GITHUB_REPOSITORY is set) the repository that builds the site wins, so a
+    fork's site links to the fork; its branch too, when the run is on a branch push. Elsewhere
+    [tool.jaxcourse] of pyproject.toml says which repository a local build assumes.
+    """
+    env = os.environ if env is None else env
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     cfg = data.get("tool", {}).get("jaxcourse", {})
-    repo = cfg.get("repository", "")
+    repo, branch, source = cfg.get("repository", ""), cfg.get("branch", "main"), "pyproject.toml [tool.jaxcourse]"
+    if env.get("GITHUB_REPOSITORY"):
+        repo, source = env["GITHUB_REPOSITORY"], "GITHUB_REPOSITORY"
+        if env.get("GITHUB_REF_TYPE") == "branch" and not env.get("GITHUB_HEAD_REF") and env.get("GITHUB_REF_NAME"):
+            branch = env["GITHUB_REF_NAME"]
     if repo.count("/") != 1:
-        raise SystemExit(f"ERROR pyproject.toml [tool.jaxcourse] repository = {repo!r} is not 'owner/name'; "
-                         "set it to the GitHub repository of this course.")
-    return {"repository": repo, "branch": cfg.get("branch", "main")}
+        raise SystemExit(f"ERROR repository {repo!r} (from {source}) is not 'owner/name'; "
+                         "set [tool.jaxcourse] repository in pyproject.toml to the GitHub repository of this course.")
+    return {"repository": repo, "branch": branch, "source": source}

@@ -40,6 +40,9 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     t0 = time.perf_counter()
     fingerprint = serve.inputs_fingerprint(contents, offline_build)
     cfg = project_config()
+    if not quiet:
+        print(f"* Colab links point to github.com/{cfg['repository']} (branch {cfg['branch']}; from {cfg['source']})",
+              file=sys.stderr)
     staged, lite = WORK / "contents", WORK / "lite"
     release = stage.stage_contents(Path(contents), staged, cfg)
     for name in stage.unlinked_chapters(staged, LANDING):
