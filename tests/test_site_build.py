@@ -111,7 +111,7 @@ def test_preload_inject_is_idempotent_and_reports_missing(tmp_path, monkeypatch)
 
 def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
     """The bench baseline is the page exactly as JupyterLite wrote it, and the course page differs."""
-    from sitebuild import post, preload, preview
+    from sitebuild import preload, preview
 
     cache = _fake_marked(tmp_path / "cache")
     (tmp_path / "files").mkdir()
