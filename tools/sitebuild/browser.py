@@ -8,6 +8,7 @@ preview, and in the reading UI).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -41,9 +42,31 @@ def first_output_cell(notebook: Path) -> int:
 
 
 def launch(pw, profile: Path | str, exe: str):
-    """A chromium with its own (empty) profile directory: cold HTTP cache, nothing else running."""
+    """A chromium with its own (empty) profile directory: cold HTTP cache, nothing else running.
+
+    It also sees the course's pinned CJK font (see font_env), so screenshots read on a machine with
+    no Chinese system font."""
     return pw.chromium.launch_persistent_context(str(profile), executable_path=exe, args=CHROME_ARGS,
-                                                 viewport={"width": 1280, "height": 900}, locale="en-US")
+                                                 viewport={"width": 1280, "height": 900}, locale="en-US",
+                                                 env=font_env(Path(profile)))
+
+
+def font_env(scratch: Path) -> dict:
+    """The environment with a fontconfig file that adds the noto-cjk-sans-otc font to the system's fonts."""
+    try:
+        from jaxcourse.display import packaged_cjk_font
+        font = packaged_cjk_font()
+    except ImportError:
+        font = None
+    env = dict(os.environ)
+    if font:
+        conf = Path(scratch) / "course-fonts.conf"
+        conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+                        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+                        f'  <dir>{Path(font).parent}</dir>\n  <cachedir>{Path(scratch) / "fontconfig"}</cachedir>\n'
+                        '</fontconfig>\n', encoding="utf-8")
+        env["FONTCONFIG_FILE"] = str(conf)
+    return env
 
 
 #: a saved output in the quick preview (course-preview.js), shown before JupyterLab is up

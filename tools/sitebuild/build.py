@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, ROOT, WORK, offline, post, project_config, serve, stage
+from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, ROOT, WORK, offline, post, project_config, reading, search,
+               serve, stage)
 
 STORAGE_PREFIX = "jax-study-zh"
 
@@ -67,7 +68,9 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         print(f"WARNING {len(preloads['missing'])} scripts in tools/sitebuild/preload.txt are not in this build "
               f"(first: {preloads['missing'][0]}); the first chapter loads slower until you re-record it: "
               ".venv/bin/python tools/site.py preload", file=sys.stderr)
-    summary = {"release": release, "offline": offline_build, "bundled": bundled, "preloads": preloads["injected"],
+    pages = reading.write_site(Path(contents), output, cfg)
+    found = search.index(output)
+    summary = {"release": release, "pages": len(pages), "search_bytes": found["bytes"], "offline": offline_build, "bundled": bundled, "preloads": preloads["injected"],
                "seconds": round(time.perf_counter() - t0, 1), **post.sizes(output)}
     (output / serve.STAMP).write_text(fingerprint)
     (output / ".build.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n")

@@ -178,7 +178,6 @@ def _total(output: Path) -> int:
 
 def finish(output: Path, *, landing: str, storage_prefix: str, release: str, cache: Path) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
-    write_redirect(output, landing)
     inject_storage_script(output, storage_prefix, release, cache)
     drop_extensions(output)
     prune(output)

@@ -1,0 +1,114 @@
+// 静态阅读版的小脚本(tools/sitebuild/reading.py 复制到站点根目录,每页 defer 加载)。
+// 页面不靠它也能读:这里只加复制按钮、搜索(Pagefind,第一次用时才下载索引)、手机上的目录抽屉
+// 和打印前展开折叠内容。
+(function () {
+  "use strict";
+  var me = document.currentScript;
+  var root = (me && me.getAttribute("data-root")) || "";
+
+  // 复制按钮:复制单元格的源码(不含输出)
+  document.querySelectorAll("pre.code").forEach(function (pre) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "copy";
+    b.textContent = "复制";
+    b.setAttribute("aria-label", "复制这段代码");
+    b.addEventListener("click", function () {
+      var text = pre.innerText.replace(/\n$/, "");
+      var done = function () { b.textContent = "已复制"; setTimeout(function () { b.textContent = "复制"; }, 1500); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { fallback(text); done(); });
+      } else { fallback(text); done(); }
+    });
+    pre.insertAdjacentElement("afterend", b);
+  });
+
+  function fallback(text) {
+    var t = document.createElement("textarea");
+    t.value = text;
+    t.style.position = "fixed";
+    t.style.opacity = "0";
+    document.body.appendChild(t);
+    t.select();
+    try { document.execCommand("copy"); } catch (e) { /* 无能为力:读者可以手动选中 */ }
+    t.remove();
+  }
+
+  // 窄屏:本页目录默认收起;课程目录抽屉点链接或点外面就关上
+  var toc = document.querySelector(".toc details");
+  if (toc && window.matchMedia("(max-width: 1200px)").matches) toc.open = false;
+  var toggle = document.getElementById("nav-toggle");
+  if (toggle) {
+    document.addEventListener("click", function (e) {
+      if (!toggle.checked) return;
+      var nav = document.getElementById("course-nav");
+      var inNav = nav && nav.contains(e.target);
+      var onMenu = e.target.closest && e.target.closest(".menu, .nav-toggle");
+      if ((inNav && e.target.closest("a")) || (!inNav && !onMenu)) toggle.checked = false;
+    });
+    document.addEventListener("keydown", function (e) { if (e.key === "Escape") toggle.checked = false; });
+  }
+
+  // 打印:折叠的内容也打印出来
+  var reopened = [];
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (d) { d.open = true; reopened.push(d); });
+  });
+  window.addEventListener("afterprint", function () {
+    reopened.forEach(function (d) { d.open = false; });
+    reopened = [];
+  });
+
+  // 搜索:Pagefind 的索引按需下载;结果链接到章节里的小节
+  var input = document.getElementById("search");
+  var box = document.getElementById("search-results");
+  if (!input || !box) return;
+  var pagefind = null, timer = null, seq = 0;
+  function load() {
+    if (!pagefind) {
+      var base = new URL(root || "./", location.href);
+      pagefind = import(new URL("pagefind/pagefind.js", base).href).then(function (pf) {
+        return pf.options({ baseUrl: base.pathname }).then(function () { return pf; });
+      });
+    }
+    return pagefind;
+  }
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+  function show(html) { box.innerHTML = html; box.hidden = false; }
+  function run() {
+    var q = input.value.trim(), mine = ++seq;
+    if (!q) { box.hidden = true; return; }
+    load().then(function (pf) { return pf.search(q); }).then(function (r) {
+      return Promise.all(r.results.slice(0, 8).map(function (x) { return x.data(); }));
+    }).then(function (pages) {
+      if (mine !== seq) return;
+      if (!pages.length) { show("<p>没有找到「" + esc(q) + "」。试试更短的词,或 API 名(如 vmap、block_until_ready)。</p>"); return; }
+      var out = [];
+      pages.forEach(function (p) {
+        var subs = (p.sub_results || []).filter(function (s) { return s.url !== p.url; }).slice(0, 3);
+        var title = p.meta && p.meta.title ? p.meta.title : p.url;
+        if (!subs.length) subs = [{ url: p.url, title: title, excerpt: p.excerpt }];
+        subs.forEach(function (s) {
+          out.push('<a href="' + esc(s.url) + '"><span class="hit-title">' + esc(s.title) + "</span> " +
+                   '<span class="hit-page">' + esc(title) + "</span><p>" + s.excerpt + "</p></a>");
+        });
+      });
+      show(out.join(""));
+    }).catch(function (e) {
+      console.warn("course-read: 搜索不可用", e);
+      show("<p>搜索索引没能加载(用 file:// 打开时不可用;请用 ./dev serve 或在线站点)。</p>");
+    });
+  }
+  input.addEventListener("focus", function () { load().catch(function () {}); });
+  input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(run, 180); });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Escape") { box.hidden = true; input.blur(); }
+    if (e.key === "Enter") { var a = box.querySelector("a"); if (a && !box.hidden) location.href = a.href; }
+  });
+  document.addEventListener("click", function (e) { if (!e.target.closest(".search")) box.hidden = true; });
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "/" && document.activeElement === document.body) { e.preventDefault(); input.focus(); }
+  });
+})();

@@ -1,0 +1,228 @@
+"""The static reading edition: one HTML page per notebook, the site's default view.
+
+Every notebook under content/ becomes <part>/<name>.html beside JupyterLite's folders; the site root
+index.html is the landing page (it keeps JupyterLite's jupyter-config-data block, which every app
+reads from the root page). Pages need no script to read: a course sidebar with both parts, previous /
+next chapter, an in-page table of contents, the saved outputs as saved; course-read.js only adds copy
+buttons, the search box (Pagefind, built by search.py) and the phone menu. Maintainer-only cells
+(tag `maintainer`) are folded away on reader pages.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import LANDING, render, stage
+
+PARTS = ("入门", "进阶")
+CSS = Path(__file__).with_name("reading.css")
+SCRIPT = "course-read.js"
+SITE_TITLE = "中文 JAX 课程"
+MAINTAINER_TAG = "maintainer"
+#: headings of every course section: not worth a line in a page's table of contents
+GENERIC = {"课程讲解", "课程代码"}
+H1 = re.compile(r"^# +(.+?)\s*$", re.M)
+
+
+@dataclass
+class Page:
+    """One notebook of the course and where its page goes."""
+
+    rel: str          # path under content/, e.g. 入门/01_JAX简介.ipynb
+    title: str        # its first level-1 heading
+
+    @property
+    def html_path(self) -> str:
+        return self.rel[: -len(".ipynb")] + ".html"
+
+    @property
+    def chapter(self) -> bool:
+        """Numbered pages (00_…, 01_…) form the previous/next chain; navigation pages do not."""
+        return re.match(r"\d\d_", Path(self.rel).name) is not None
+
+
+def course_pages(content: Path) -> list[Page]:
+    """The notebooks of each part in reading order: numbered chapters, then the navigation pages."""
+    pages = []
+    for part in PARTS:
+        folder = content / part
+        if not folder.is_dir():
+            continue
+        files = sorted(folder.glob("*.ipynb"), key=lambda p: (not re.match(r"\d\d_", p.name), p.name))
+        for path in files:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            pages.append(Page(f"{part}/{path.name}", _title(nb, path.stem)))
+    return pages
+
+
+def _title(nb: dict, fallback: str) -> str:
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown" and (m := H1.search(render.joined(cell.get("source")))):
+            return m.group(1).replace("`", "").replace("**", "")
+    return fallback
+
+
+def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str) -> str:
+    tags = cell.get("metadata", {}).get("tags", [])
+    ident = html.escape(str(cell.get("id", "")), quote=True)
+    source = render.joined(cell.get("source"))
+    if cell.get("cell_type") == "markdown":
+        body = f'<div class="cell md" id="cell-{ident}">{md.render(source, env)}</div>'
+    elif cell.get("cell_type") == "code":
+        bar = ""
+        if "lite" in tags:
+            bar = (f'<div class="cell-bar" data-pagefind-ignore><span class="badge">纯 Python,可在浏览器里运行</span>'
+                   f'<a class="run" href="{html.escape(run_url, quote=True)}#cell-{ident}">在浏览器里运行</a></div>')
+        elif "raises-exception" in tags:
+            bar = '<div class="cell-bar" data-pagefind-ignore><span class="badge warn">预期报错</span></div>'
+        outs = "".join(render.render_output(o, md, images, root) for o in cell.get("outputs", []))
+        outs = f'<div class="outputs">{outs}</div>' if outs else ""
+        body = f'<div class="cell code" id="cell-{ident}">{bar}{render.render_code(source)}{outs}</div>'
+    else:
+        return ""
+    if MAINTAINER_TAG in tags:
+        return (f'<details class="maintainer" data-pagefind-ignore><summary>维护者说明(读者可跳过)</summary>'
+                f"{body}</details>")
+    return body
+
+
+def _sidebar(pages: list[Page], current: Page, root: str) -> str:
+    out = ['<nav class="sidebar" id="course-nav" aria-label="课程目录" data-pagefind-ignore>']
+    for part in PARTS:
+        items = [p for p in pages if p.rel.startswith(part + "/")]
+        out.append(f'<p class="part">{part}</p><ul>')
+        if not items:
+            out.append('<li class="soon">编写中</li>')
+        for p in items:
+            here = ' aria-current="page"' if p is current else ""
+            out.append(f'<li><a href="{_url(root, p.html_path)}"{here}>{html.escape(p.title)}</a></li>')
+        out.append("</ul>")
+    out.append("</nav>")
+    return "".join(out)
+
+
+def _url(root: str, path: str) -> str:
+    return html.escape(root + urllib.parse.quote(path), quote=True)
+
+
+def _pager(pages: list[Page], current: Page, root: str) -> str:
+    chain = [p for p in pages if p.chapter]
+    if current not in chain:
+        return ""
+    i = chain.index(current)
+    links = []
+    if i > 0:
+        links.append(f'<a class="prev" rel="prev" href="{_url(root, chain[i - 1].html_path)}">'
+                     f'<small>上一章</small>{html.escape(chain[i - 1].title)}</a>')
+    if i + 1 < len(chain):
+        links.append(f'<a class="next" rel="next" href="{_url(root, chain[i + 1].html_path)}">'
+                     f'<small>下一章</small>{html.escape(chain[i + 1].title)}</a>')
+    return f'<nav class="pager" aria-label="翻页" data-pagefind-ignore>{"".join(links)}</nav>' if links else ""
+
+
+def _toc(headings: list[tuple[int, str, str]]) -> str:
+    items = [f'<li class="h{level}"><a href="#{html.escape(ident, quote=True)}">{html.escape(text)}</a></li>'
+             for level, text, ident in headings if level in (2, 3) and text not in GENERIC]
+    if not items:
+        return ""
+    return ('<aside class="toc" aria-label="本页目录" data-pagefind-ignore><details open><summary>本页目录</summary>'
+            f'<ul>{"".join(items)}</ul></details></aside>')
+
+
+def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_prefix: str, links_cfg: dict,
+                images: render.ImageStore, extra_head: str = "", indexed: bool = True) -> str:
+    """The whole HTML page of one notebook.
+
+    root: relative URL of the site root from this page ("../" for 入门/x.html, "" for index.html);
+    link_prefix: added to relative notebook links (the root copy of a page in 入门/ needs "入门/")."""
+    part_dir = page.rel.rsplit("/", 1)[0]
+    links = render.Links(part_dir, link_prefix, links_cfg["github"], {p.rel for p in pages})
+    md = render.markdown_renderer(links)
+    env: dict = {}
+    run_url = f"{root}notebooks/index.html?path={urllib.parse.quote(page.rel)}"
+    cells = [_cell_html(cell, md, env, images, root, run_url)
+             for cell in nb.get("cells", []) if cell.get("id") != stage.BANNER_ID]
+    has_code = any(c.get("cell_type") == "code" for c in nb.get("cells", []))
+    colab = stage.colab_url(links_cfg["repository"], links_cfg["branch"], page.rel)
+    actions = ""
+    if has_code:
+        actions = ('<div class="page-actions" data-pagefind-ignore>'
+                   f'<a class="button" href="{html.escape(run_url, quote=True)}">在浏览器里运行</a>'
+                   f'<a class="button" href="{html.escape(colab, quote=True)}" target="_blank" rel="noopener">'
+                   "在 Colab 中打开</a>"
+                   '<span class="note">下面的输出都来自真实的 JAX 0.12.0.1;浏览器里只能运行标了「纯 Python」的单元格。'
+                   "</span></div>")
+    body_attr = " data-pagefind-body" if indexed else ""
+    css = CSS.read_text(encoding="utf-8") + render.pygments_css()
+    return f"""<!doctype html>
+<html lang="zh-CN">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(page.title)} · {SITE_TITLE}</title>
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="{root}static/favicons/favicon.ico">
+<style>
+{css}</style>
+<script defer src="{root}{SCRIPT}" data-root="{root}"></script>
+{extra_head}</head>
+<body>
+<a class="skip" href="#main">跳到正文</a>
+<input type="checkbox" id="nav-toggle" class="nav-toggle" aria-hidden="true" tabindex="-1">
+<header class="top" data-pagefind-ignore>
+<label for="nav-toggle" class="menu" title="课程目录" aria-label="课程目录">☰</label>
+<a class="brand" href="{root}index.html">{SITE_TITLE}</a>
+<div class="search" role="search"><input id="search" type="search" placeholder="搜索课程(中文或 API 名)" aria-label="搜索课程" autocomplete="off"><div id="search-results" class="search-results" hidden></div></div>
+</header>
+<div class="layout">
+{_sidebar(pages, page, root)}
+<main id="main"{body_attr}>
+{actions}<article class="notebook">
+{"".join(cells)}
+</article>
+{_pager(pages, page, root)}
+</main>
+{_toc(env.get("headings", []))}
+</div>
+</body>
+</html>
+"""
+
+
+def config_block(jupyterlite_index: str) -> str:
+    """JupyterLite's <script id="jupyter-config-data"> from its root index.html (the apps read it there)."""
+    m = re.search(r'<script id="jupyter-config-data".*?</script>', jupyterlite_index, re.S)
+    if not m:
+        raise SystemExit("ERROR JupyterLite's index.html has no jupyter-config-data block; "
+                         "update tools/sitebuild/reading.py for this JupyterLite version")
+    return m.group(0) + "\n"
+
+
+def write_site(content: Path, output: Path, cfg: dict) -> list[Page]:
+    """Write every page, the root landing page and the script; returns the pages."""
+    pages = course_pages(content)
+    links_cfg = dict(cfg, github=f"https://github.com/{cfg['repository']}/blob/{cfg['branch']}/")
+    images = render.ImageStore(output / "img")
+    root_config = config_block((output / "index.html").read_text(encoding="utf-8"))
+    for page in pages:
+        nb = json.loads((content / page.rel).read_text(encoding="utf-8"))
+        depth = page.rel.count("/")
+        text = render_page(page, nb, pages, root="../" * depth, link_prefix="", links_cfg=links_cfg, images=images)
+        _write(output / page.html_path, text)
+        if page.rel == LANDING:
+            part_dir = page.rel.rsplit("/", 1)[0] + "/"
+            landing = render_page(page, nb, pages, root="", link_prefix=part_dir, links_cfg=links_cfg,
+                                  images=images, extra_head=root_config, indexed=False)
+            _write(output / "index.html", landing)
+    (output / SCRIPT).write_text(Path(__file__).with_name(SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
+    return pages
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
