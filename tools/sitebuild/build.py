@@ -62,8 +62,8 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     if proc.returncode:
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise SystemExit(f"ERROR jupyter lite build failed (exit {proc.returncode}); its output is above")
-    preloads = post.finish(output, landing=LANDING, storage_prefix=STORAGE_PREFIX, release=release,
-                           cache=CACHE)
+    preloads = post.finish(output, storage_prefix=STORAGE_PREFIX, release=release,
+                           cache=CACHE, cfg=cfg)
     if preloads["missing"]:
         print(f"WARNING {len(preloads['missing'])} scripts in tools/sitebuild/preload.txt are not in this build "
               f"(first: {preloads['missing'][0]}); the first chapter loads slower until you re-record it: "

@@ -9,8 +9,16 @@
 // 2. 不等工作区保存。路由先执行 apputils:load-statedb:它读出保存的工作区后,还要等一次防抖保存
 //    (每次状态变化再推迟 500 ms),启动时这要空等约 1 秒,之后才打开 URL 里的 notebook。这里让
 //    这条命令在工作区读出后就算完成;保存照常在后台进行。带 ?clone / ?reset 的地址不受影响。
+// 3. 需要 JAX 的课程单元格不运行(浏览器里没有 JAX):保存的输出原样留着,旁边显示一行中文说明,
+//    附 Colab 和本地运行的链接。构建时暂存副本给这些单元格标了 metadata.course.browser = "needs-jax";
+//    读者自己新建的单元格照常运行。
+// 4. 读者的副本:读者在本浏览器里保存过某一章时,notebook 顶部标明「这是你的副本」,
+//    「恢复原版」把副本另存为「(我的副本 日期)」后重新打开课程原版,什么都不丢。
+// 5. 链接:指向别的章节的链接在同一个标签页里打开静态阅读版的对应小节;本章内的 #小节 链接
+//    滚到那一格;地址里的 #cell-<id>(阅读版的「在浏览器里运行」)打开时滚到那个单元格。
 (function () {
   "use strict";
+  var CONFIG = /*CONFIG*/null;
   var app = null;
 
   function warn(what, e) {
@@ -56,10 +64,268 @@
     return new Promise(function (ok) { setTimeout(ok, 0); });
   }
 
+  // ---- 3. 需要 JAX 的单元格不运行 ----
+  var RUN_SELECTED = {
+    "notebook:run-cell": "stay", "notebook:run-cell-and-select-next": "next",
+    "notebook:run-cell-and-insert-below": "insert"
+  };
+  var RUN_RANGE = {
+    "notebook:run-all-cells": "all", "notebook:restart-run-all": "all", "notebook:run-all-above": "above",
+    "notebook:run-all-below": "below", "notebook:restart-and-run-to-selected": "to-selected"
+  };
+
+  function currentNotebook() {
+    var w = app && app.shell && app.shell.currentWidget;
+    return w && w.content && w.content.widgets && w.context ? w : null;
+  }
+
+  function needsJax(cell) {
+    if (!cell || !cell.model || cell.model.type !== "code") return false;
+    var meta = cell.model.getMetadata ? cell.model.getMetadata("course") : null;
+    return !!(meta && meta.browser === "needs-jax");
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text) e.textContent = text;
+    return e;
+  }
+
+  function link(href, text) {
+    var a = el("a", "", text);
+    a.href = href;
+    a.target = "_blank";
+    a.rel = "noopener";
+    return a;
+  }
+
+  function noteOn(cell, path) {
+    var old = cell.node.querySelector(".course-jax-note");
+    if (old) old.remove();
+    var note = el("div", "course-jax-note");
+    note.setAttribute("role", "note");
+    note.appendChild(el("b", "", "这一格没有运行:"));
+    note.appendChild(document.createTextNode("它需要 JAX,浏览器里没有 JAX。下面保存的输出来自真实的 JAX 0.12.0.1,保持原样。想真正运行:"));
+    note.appendChild(link(CONFIG.colab + encodeURI(path), "在 Colab 中打开本章"));
+    note.appendChild(document.createTextNode(",或"));
+    note.appendChild(link(CONFIG.local, "在自己的电脑上运行"));
+    note.appendChild(document.createTextNode("。"));
+    cell.node.appendChild(note);
+  }
+
+  async function runOnly(nb, cells, execute) {
+    for (var i = 0; i < cells.length; i++) {
+      nb.deselectAll();
+      nb.activeCellIndex = nb.widgets.indexOf(cells[i]);
+      await execute("notebook:run-cell", {});
+    }
+  }
+
+  async function guardedRun(id, args, execute) {
+    var panel = currentNotebook(), nb = panel && panel.content;
+    if (!nb) return execute(id, args);
+    var widgets = nb.widgets, active = nb.activeCellIndex, chosen;
+    if (RUN_SELECTED[id]) {
+      chosen = widgets.filter(function (c) { return nb.isSelectedOrActive(c); });
+    } else {
+      var mode = RUN_RANGE[id];
+      chosen = widgets.filter(function (c, i) {
+        return mode === "all" || (mode === "above" && i < active) || (mode === "below" && i >= active) ||
+               (mode === "to-selected" && i <= active);
+      });
+    }
+    if (!chosen.some(needsJax)) return execute(id, args);
+    var last = widgets.indexOf(chosen[chosen.length - 1]);
+    chosen.filter(needsJax).forEach(function (c) { noteOn(c, panel.context.path); });
+    var runnable = chosen.filter(function (c) {
+      return !needsJax(c) && (RUN_SELECTED[id] || c.model.type === "code");
+    });
+    await runOnly(nb, runnable, execute);
+    nb.deselectAll();
+    if (RUN_SELECTED[id] === "next") nb.activeCellIndex = Math.min(last + 1, widgets.length - 1);
+    else if (RUN_SELECTED[id] === "insert") { nb.activeCellIndex = last; await execute("notebook:insert-cell-below", {}); }
+    else nb.activeCellIndex = RUN_SELECTED[id] ? last : active;
+  }
+
+  function guardRuns(commands) {
+    var execute = commands.execute.bind(commands);
+    commands.execute = function (id, args) {
+      if (!RUN_SELECTED[id] && !RUN_RANGE[id]) return execute(id, args);
+      return guardedRun(id, args, execute);
+    };
+  }
+
+  // ---- 4. 读者的副本 ----
+  function copyBanner(panel) {
+    var path = panel.context.path;
+    if (!window.courseSavedFile || !window.courseIsDeployed || !window.courseIsDeployed(path)) return;
+    window.courseSavedFile(path).then(function (saved) {
+      var old = document.querySelector(".course-copy-banner");
+      if (old) old.remove();
+      var restored = sessionStorage.getItem("course-restored:" + path);
+      if (!saved && !restored) return;
+      var bar = el("div", "course-copy-banner");
+      bar.setAttribute("role", "status");
+      if (saved) {
+        bar.appendChild(el("b", "", "这是你的副本。"));
+        bar.appendChild(document.createTextNode(
+          "你在这个浏览器里保存过对本章的修改(只存在本机浏览器里),所以这里显示的是你的版本,不是课程原版。"));
+        var btn = el("button", "course-restore", "恢复原版");
+        btn.type = "button";
+        btn.title = "把你的版本另存为「(我的副本 日期)」,再重新打开课程原版";
+        btn.onclick = function () {
+          btn.disabled = true;
+          window.courseRestoreOriginal(path).then(function (copy) {
+            sessionStorage.setItem("course-restored:" + path, copy);
+            panel.context.model.dirty = false;
+            location.reload();
+          }, function (e) { btn.disabled = false; warn("恢复原版", e); });
+        };
+        bar.appendChild(btn);
+        bar.appendChild(el("span", "course-hint", "(你的修改会另存为一个副本,不会丢)"));
+      } else {
+        sessionStorage.removeItem("course-restored:" + path);
+        bar.appendChild(el("b", "", "已恢复课程原版。"));
+        bar.appendChild(document.createTextNode("你的修改另存在:" + restored + "(在「文件 › 打开」里能找到)。"));
+      }
+      bar.setAttribute("data-path", path);
+      document.body.appendChild(bar);   // fixed at the bottom: the panel's own layout stays untouched
+    });
+  }
+
+  // ---- 5. 链接与定位 ----
+  function siteRoot() {
+    var p = location.pathname, i = p.lastIndexOf("/notebooks/");
+    return i >= 0 ? p.slice(0, i + 1) : "/";
+  }
+
+  function headingAnchors(source) {
+    var out = [];
+    source.split("\n").forEach(function (line) {
+      var m = /^#{1,6} +(.+?)\s*$/.exec(line);
+      if (m) out.push(m[1].replace(/\[([^\]]+)\]\([^)\s]+\)/g, "$1").replace(/`/g, "").replace(/\*\*/g, "").trim().replace(/ /g, "-"));
+    });
+    return out;
+  }
+
+  function scrollToIndex(nb, i) {
+    nb.activeCellIndex = i;
+    nb.deselectAll();
+    var cell = nb.widgets[i];
+    if (typeof nb.scrollToItem === "function") nb.scrollToItem(i, "start");
+    else if (cell) cell.node.scrollIntoView({ block: "start" });
+  }
+
+  function goTo(nb, frag) {
+    var target = decodeURIComponent(frag);
+    var byId = /^cell-(.+)$/.exec(target);
+    for (var i = 0; i < nb.widgets.length; i++) {
+      var m = nb.widgets[i].model;
+      if (byId ? m.id === byId[1] : (m.type === "markdown" && headingAnchors(m.sharedModel.getSource()).indexOf(target) >= 0)) {
+        scrollToIndex(nb, i);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function onLinkClick(e) {
+    var a = e.target && e.target.closest && e.target.closest(".jp-RenderedHTMLCommon a[href]");
+    if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    var href = a.getAttribute("href") || "", panel = currentNotebook();
+    if (href.charAt(0) === "#") {
+      if (panel && goTo(panel.content, href.slice(1))) { e.preventDefault(); e.stopPropagation(); }
+      return;
+    }
+    var url = new URL(a.href, location.href);
+    var m = /\/files\/(.+\.ipynb)$/.exec(url.pathname) || (url.origin === location.origin && /(?:^|\/)([^/]+\/[^/]+\.ipynb)$/.exec(url.pathname));
+    if (!m) return;
+    e.preventDefault();
+    e.stopPropagation();
+    location.href = siteRoot() + m[1].replace(/\.ipynb$/, ".html") + url.hash;
+  }
+
+  function onNotebook(panel) {
+    if (!panel || panel.__course) return;
+    panel.__course = true;
+    panel.context.ready.then(function () {
+      copyBanner(panel);
+      panel.context.saveState.connect(function (_, state) { if (state === "completed") copyBanner(panel); });
+      var frag = location.hash.slice(1);
+      if (frag) setTimeout(function () { goTo(panel.content, frag); }, 0);
+    });
+  }
+
+  // 语言包没覆盖的界面文字(有的组件不经翻译器,直接写死英文):按原文逐字替换,单元格里的内容不动
+  var ZH = {
+    "No Kernel": "未启动内核", "Download": "下载", "Clear Browser Data": "清除浏览器数据(删掉本站保存的所有修改)",
+    "More commands": "更多命令", "Click to open kernel logs": "点击查看内核日志", "Skip to Main": "跳到正文",
+    "Table of Contents": "目录", "Close and Shut Down Notebook…": "关闭并停止 Notebook…", "Cell Type": "单元格类型",
+    "Select Last Modified Cell": "选中最后修改的单元格", "Select Next Modified Cell": "选中下一个修改过的单元格",
+    "折叠 left 侧面板": "折叠左侧面板", "折叠 right 侧面板": "折叠右侧面板",
+    "展开 left 侧面板": "展开左侧面板", "展开 right 侧面板": "展开右侧面板"
+  };
+
+  function translateNode(node) {
+    if (node.nodeType === 3) {
+      var t = node.nodeValue.trim();
+      if (ZH[t] && !(node.parentElement && node.parentElement.closest(".jp-Cell"))) node.nodeValue = ZH[t];
+      return;
+    }
+    if (node.nodeType !== 1 || node.closest(".jp-Cell")) return;
+    if (ZH[node.title]) node.title = ZH[node.title];
+    if (/^About (.+)$/.test(node.textContent) && node.childElementCount === 0) node.textContent = node.textContent.replace(/^About /, "关于 ");
+    var walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+    var n;
+    while ((n = walker.nextNode())) {
+      if (n.nodeType === 1) {
+        if (n.classList && n.classList.contains("jp-Cell")) continue;
+        if (ZH[n.title]) n.title = ZH[n.title];
+        if (n.childElementCount === 0 && /^About .+/.test(n.textContent)) n.textContent = n.textContent.replace(/^About /, "关于 ");
+      } else if (ZH[n.nodeValue.trim()] && !(n.parentElement && n.parentElement.closest(".jp-Cell"))) {
+        n.nodeValue = ZH[n.nodeValue.trim()];
+      }
+    }
+  }
+
+  function translateLeftovers() {
+    translateNode(document.body);
+    new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        if (r.type === "childList") r.addedNodes.forEach(translateNode);
+        else translateNode(r.target);
+      });
+    }).observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true,
+                                attributeFilter: ["title"] });
+  }
+
+  var STYLE = ".course-jax-note{margin:4px 0 6px 64px;padding:6px 10px;border-left:3px solid #d29922;" +
+    "background:rgba(210,153,34,.10);font-size:13px;line-height:1.5}" +
+    ".course-copy-banner{position:fixed;z-index:10000;left:0;right:0;bottom:0;display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px;padding:8px 14px;" +
+    "background:#fff8e1;color:#3b2f00;border-top:1px solid #f0c36d;box-shadow:0 -2px 8px rgba(0,0,0,.12);font-size:14px;line-height:1.5}" +
+    ".course-copy-banner button{font:inherit;padding:2px 12px;border-radius:5px;border:1px solid #b08800;" +
+    "background:#fff;cursor:pointer}.course-copy-banner .course-hint{color:#6b5a00;font-size:12px}" +
+    ".jp-NotebookTrustedStatus{display:none}";  // 「尚未被信任的」: meaningless to a reader of this site
+
+  function started(value) {
+    var style = el("style", "", STYLE);
+    style.id = "course-app-style";
+    document.head.appendChild(style);
+    document.addEventListener("click", onLinkClick, true);
+    value.restored.then(function () {
+      translateLeftovers();
+      onNotebook(currentNotebook());
+      value.shell.currentChanged && value.shell.currentChanged.connect(function () { onNotebook(currentNotebook()); });
+    });
+  }
+
   function adjust(value) {
     try { kernelOnDemand(value && value.docRegistry); } catch (e) { warn("改成按需启动内核", e); }
     try { noWaitForSave(value && value.commands, value && value.serviceManager && value.serviceManager.workspaces); }
     catch (e) { warn("跳过启动时的工作区保存等待", e); }
+    try { guardRuns(value.commands); } catch (e) { warn("拦下需要 JAX 的单元格", e); }
+    try { started(value); } catch (e) { warn("加上读者副本标记和站内链接", e); }
   }
 
   try {

@@ -110,6 +110,30 @@
       });
     }).catch(function () { return null; });
   };
+  var deployed = new Set(CONFIG.deployed);
+  // 课程发布的文件(读者保存过的同名文件就是「读者的副本」,course-app.js 据此显示标记)
+  window.courseIsDeployed = function (path) { return deployed.has(path); };
+  // 恢复原版:读者的版本另存为「<原名>(我的副本 日期)」,再从当前存储里删掉它(和它的检查点),
+  // 之后打开的就是课程原版。返回副本的路径。
+  window.courseRestoreOriginal = function (path) {
+    return openDb(CONFIG.current, false).then(function (db) {
+      var stores = ["files", "checkpoints"].filter(function (s) { return db.objectStoreNames.contains(s); });
+      var tx = db.transaction(stores, "readwrite"), files = tx.objectStore("files");
+      return req(files.getAllKeys()).then(function (keys) {
+        return req(files.get(path)).then(function (model) {
+          if (!model) throw new Error("no saved copy of " + path);
+          var dest = copyName(path, new Set(keys.map(String).concat(CONFIG.deployed)));
+          files.put(Object.assign({}, model, { path: dest, name: dest.split("/").pop() }), dest);
+          files.delete(path);
+          if (stores.indexOf("checkpoints") >= 0) tx.objectStore("checkpoints").delete(path);
+          return new Promise(function (ok, fail) {
+            tx.oncomplete = function () { db.close(); ok(dest); };
+            tx.onerror = function () { db.close(); fail(tx.error); };
+          });
+        });
+      });
+    });
+  };
   work.then(function (moved) {
     if (document.body) notice(moved || []);
     else window.addEventListener("DOMContentLoaded", function () { notice(moved || []); });

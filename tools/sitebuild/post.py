@@ -1,4 +1,4 @@
-"""Post-process the built site: landing redirect, storage-update script, no source maps, sizes."""
+"""Post-process the built site: course scripts in the app pages, no source maps, sizes."""
 
 from __future__ import annotations
 
@@ -15,32 +15,13 @@ SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
 #: start-up tweaks: the kernel starts on the first run of a cell; no wait for the workspace save (see the file)
 APP_SCRIPT = "course-app.js"
 
-REDIRECT = """<meta http-equiv="refresh" content="0; url={url}">
-    <script>location.replace({url_js} + location.hash);</script>
-    <title>中文 JAX 课程</title>"""
-
-
 def landing_url(landing: str) -> str:
     """Relative URL of the landing notebook in the notebook reading UI."""
     return "notebooks/index.html?path=" + urllib.parse.quote(landing)
 
 
-def write_redirect(output: Path, landing: str) -> None:
-    """Make the site root open the landing notebook (JupyterLite's own index.html opens lab/).
-
-    The page keeps its jupyter-config-data block: every app reads the root page's config.
-    """
-    url = landing_url(landing)
-    page = output / "index.html"
-    html = page.read_text(encoding="utf-8")
-    if "<head>" not in html or "jupyter-config-data" not in html:
-        raise SystemExit(f"ERROR {page} has no <head> / jupyter-config-data; "
-                         "update tools/sitebuild/post.py for this JupyterLite version")
-    html = html.replace("<head>", "<head>\n    " + REDIRECT.format(url=url, url_js=json.dumps(url)), 1)
-    page.write_text(html, encoding="utf-8")
-
-
-def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path) -> None:
+def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path,
+                          links: dict | None = None) -> None:
     """Copy the course scripts next to the apps and load them first in each app page.
 
     Every app gets the storage step and the start-up tweaks; the reading app also gets the quick preview."""
@@ -49,7 +30,9 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
     cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed}
     js = SCRIPT_SRC.read_text(encoding="utf-8").replace("/*CONFIG*/null", json.dumps(cfg, ensure_ascii=False))
     (output / SCRIPT).write_text(js, encoding="utf-8")
-    shutil.copyfile(SCRIPT_SRC.with_name(APP_SCRIPT), output / APP_SCRIPT)
+    app_js = SCRIPT_SRC.with_name(APP_SCRIPT).read_text(encoding="utf-8")
+    (output / APP_SCRIPT).write_text(app_js.replace("/*CONFIG*/null", json.dumps(links or {}, ensure_ascii=False)),
+                                     encoding="utf-8")
     preview.install(output, cache)
     for app in APPS:
         page = output / app / "index.html"
@@ -134,6 +117,8 @@ def prune(output: Path) -> int:
         data = json.loads(path.read_text(encoding="utf-8"))
         if path.name != "all.json" and isinstance(data.get("data"), dict):
             data["data"] = {k: v for k, v in data["data"].items() if _domain(k) in domains}
+            if path.stem == "zh_CN":
+                fill_translations(data["data"])
         _write_compact(path, data)
     licenses = build / "third-party-licenses.json"
     if licenses.exists():
@@ -164,6 +149,31 @@ def drop_extensions(output: Path, names=NOT_ON_SITE) -> list[str]:
     return dropped
 
 
+#: strings a reader meets in the notebook app that the zh-CN language pack does not translate
+EXTRA_ZH = {
+    "Clear Browser Data": "清除浏览器数据(会删掉你在本站保存的所有修改)",
+    "Select Last Modified Cell": "选中最后修改的单元格",
+    "Select Next Modified Cell": "选中下一个修改过的单元格",
+    "Click to open kernel logs": "点击查看内核日志",
+    "Cell Type": "单元格类型",
+    "left": "左",
+    "right": "右",
+}
+
+
+def fill_translations(data: dict) -> None:
+    """Let every kept domain translate what another one does, plus EXTRA_ZH.
+
+    The notebook app's own components ask the `notebook` domain for strings such as "No Kernel" or
+    "Download" that the pack translates only under `jupyterlab`, so a reader saw them in English."""
+    pooled = {k: v for dom in data.values() if isinstance(dom, dict) for k, v in dom.items() if k}
+    pooled.update({k: [v] for k, v in EXTRA_ZH.items()})
+    for dom in data.values():
+        if isinstance(dom, dict):
+            for k, v in pooled.items():
+                dom.setdefault(k, v)
+
+
 def _domain(name: str) -> str:
     return name.replace("-", "_").lower()
 
@@ -176,9 +186,16 @@ def _total(output: Path) -> int:
     return sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
 
 
-def finish(output: Path, *, landing: str, storage_prefix: str, release: str, cache: Path) -> dict:
+def app_links(cfg: dict) -> dict:
+    """What course-app.js links to from a cell it did not run: Colab (+ content path) and local setup."""
+    repo, branch = cfg["repository"], cfg["branch"]
+    return {"colab": f"https://colab.research.google.com/github/{repo}/blob/{branch}/content/",
+            "local": f"https://github.com/{repo}#在本地学习"}
+
+
+def finish(output: Path, *, storage_prefix: str, release: str, cache: Path, cfg: dict) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
-    inject_storage_script(output, storage_prefix, release, cache)
+    inject_storage_script(output, storage_prefix, release, cache, app_links(cfg))
     drop_extensions(output)
     prune(output)
     return preload.inject(output)

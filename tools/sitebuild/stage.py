@@ -15,6 +15,7 @@ from . import PACKAGE
 
 BANNER_ID = "site-banner"
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+NEEDS_JAX = "needs-jax"   # metadata.course.browser of a cell course-app.js does not run
 BROWSER_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 
 STARTUP = '''\
@@ -46,10 +47,10 @@ def banner_source(url: str) -> str:
     """Markdown of the note put at the top of each chapter in the site."""
     return (
         f"**[🚀 在 Colab 中打开本章]({url})**\n\n"
-        "> 📖 这是浏览器里的阅读版:下面保存的输出都来自真实的 JAX 0.12.0.1。"
-        "标了 `lite` 的纯 Python 单元格可以直接在页面里运行;需要 JAX 的单元格在这里运行只会显示一段说明"
-        "(并替换掉保存的输出,刷新页面即可恢复)。"
-        "想真正运行:点上面的 Colab 链接,或克隆仓库后按 README 运行 `./dev setup`。"
+        "> 🧪 这是浏览器里的运行版:下面保存的输出都来自真实的 JAX 0.12.0.1。"
+        "标了 `lite` 的纯 Python 单元格可以直接运行;需要 JAX 的单元格不会运行,保存的输出保持原样,"
+        "旁边会出现一行说明。你也可以新建单元格写纯 Python。"
+        "想真正运行 JAX:点上面的 Colab 链接,或克隆仓库后按 README 运行 `./dev setup`。"
     )
 
 
@@ -75,9 +76,19 @@ def join_lines(nb: dict) -> dict:
     return nb
 
 
+def mark_jax_cells(nb: dict) -> dict:
+    """Tag the course's code cells that need JAX (every code cell not tagged `lite`) for course-app.js,
+    which shows a note beside their saved output instead of running them in the browser."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code" and "lite" not in cell.get("metadata", {}).get("tags", []):
+            cell.setdefault("metadata", {}).setdefault("course", {})["browser"] = NEEDS_JAX
+    return nb
+
+
 def stage_notebook(src: Path, dest: Path, rel: str, cfg: dict) -> None:
-    """Copy one notebook, adding the Colab banner and the browser kernelspec, texts as strings."""
-    nb = join_lines(json.loads(src.read_text(encoding="utf-8")))
+    """Copy one notebook, adding the Colab banner and the browser kernelspec, texts as strings,
+    JAX cells marked."""
+    nb = mark_jax_cells(join_lines(json.loads(src.read_text(encoding="utf-8"))))
     cells = [c for c in nb.get("cells", []) if c.get("id") != BANNER_ID]
     banner = {
         "cell_type": "markdown",
