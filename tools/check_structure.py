@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check every chapter notebook against the layout contract of CONTRIBUTING.md.
 
-Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-stats]
+Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-stats] [--fix-setup]
 Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 when any.
 """
 
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from verify.cells import LITE_TAG, is_code, source_text, tags  # noqa: E402
 from verify.contract import (CHAPTER_KEYS, SECTION_KINDS, SECTION_TITLES, Chapter,  # noqa: E402
-                             parse_chapter)
+                             parse_chapter, setup_source)
 from verify.errors import VerifyError  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 
@@ -79,6 +80,9 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     code_cells = [i for i, c in enumerate(cells) if is_code(c)]
     if not code_cells or LITE_TAG not in tags(cells[code_cells[0]]) or "import jaxcourse" not in source_text(cells[code_cells[0]]):
         add(code_cells[0] if code_cells else None, "setup-cell", "the first code cell must be the lite-tagged setup cell that imports jaxcourse")
+    elif source_text(cells[code_cells[0]]) != expected_setup():
+        add(code_cells[0], "setup-cell", "the setup cell differs from CONTRIBUTING §8 (the repository in pyproject.toml "
+            "[tool.jaxcourse] goes into its pip line); run: .venv/bin/python tools/check_structure.py --fix-setup")
 
     _check_sections(ch, add)
     _check_exercises(ch, cells, add)
@@ -182,6 +186,31 @@ def fix_stats(path: Path, nb) -> bool:
     return changed
 
 
+def expected_setup() -> str:
+    """The setup cell for the repository configured in pyproject.toml (never the CI's own repository:
+    the notebooks on GitHub, which Colab opens, carry this text)."""
+    from sitebuild import project_config
+
+    cfg = project_config(env={})
+    return setup_source(cfg["repository"], cfg["branch"])
+
+
+def setup_cell(nb) -> int | None:
+    """Index of the notebook's setup cell (first code cell, importing jaxcourse), or None."""
+    first = next((i for i, c in enumerate(nb["cells"]) if is_code(c)), None)
+    return first if first is not None and "import jaxcourse" in source_text(nb["cells"][first]) else None
+
+
+def fix_setup(path: Path, nb) -> bool:
+    """Rewrite the setup cell to the expected text (atomically); True when the file changed."""
+    i = setup_cell(nb)
+    if i is None or source_text(nb["cells"][i]) == expected_setup():
+        return False
+    nb["cells"][i]["source"] = expected_setup()
+    write_atomic(path, dumps_notebook(nb))
+    return True
+
+
 def counts(path: Path, nb) -> dict:
     """The chapter's figures for closing notes and the index."""
     ch = parse_chapter(nb)
@@ -199,8 +228,14 @@ def main(argv=None) -> int:
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--counts", action="store_true", help="print each chapter's counts")
     p.add_argument("--fix-stats", action="store_true", help="rewrite each 「本章统计」 line to the real counts")
+    p.add_argument("--fix-setup", action="store_true",
+                   help="rewrite the setup cell of every notebook under content/ to CONTRIBUTING §8's text")
     args = p.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
+    if args.fix_setup:
+        for path in sorted((root / "content").rglob("*.ipynb")):
+            if ".ipynb_checkpoints" not in path.parts and fix_setup(path, load_notebook(path)):
+                print(f"* {path.relative_to(root)}: setup cell rewritten", file=sys.stderr)
     paths = chapter_paths(args.paths or [root / "content"])
     problems: list[Problem] = []
     for path in paths:

@@ -37,6 +37,34 @@ NEW_MARK = "# ✅ 推荐写法"
 CALLOUT = re.compile(r"^> ⚠️ 注意", re.M)
 KEYWORDS = re.compile(r"^🔑 关键词:(.+)$", re.M)
 CHAPTER_KEYS = ("part", "chapter", "title", "topics", "specials")
+#: every notebook's first code cell, word for word (tools/check_structure.py --fix-setup writes it):
+#: the helper package is found in .venv (./dev setup), one folder up (reading site, a clone), or installed
+#: from the course repository where neither exists (Colab); JAXCOURSE_SOURCE overrides the pip source.
+SETUP_TEMPLATE = """\
+# 准备:导入课程辅助包 jaxcourse(本地 .venv、阅读站点里都有;Colab 里第一次运行时从 GitHub 安装,约 10 秒)
+try:
+    import jaxcourse
+except ImportError:
+    import os
+    import subprocess
+    import sys
+    if os.path.isdir("../jaxcourse"):
+        sys.path.insert(0, "..")
+    else:
+        source = os.environ.get("JAXCOURSE_SOURCE", "{source}")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", source], check=True)
+    import jaxcourse"""
+
+
+def helper_source(repository: str, branch: str = "main") -> str:
+    """pip's address of the helper package in the course repository (content/pyproject.toml)."""
+    ref = "" if branch == "main" else f"@{branch}"
+    return f"git+https://github.com/{repository}{ref}#subdirectory=content"
+
+
+def setup_source(repository: str, branch: str = "main") -> str:
+    """The setup cell every notebook starts its code with."""
+    return SETUP_TEMPLATE.format(source=helper_source(repository, branch))
 
 
 @dataclass

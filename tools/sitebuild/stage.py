@@ -15,6 +15,7 @@ from . import PACKAGE
 
 BANNER_ID = "site-banner"
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+SKIP_FILES = {"pyproject.toml"}   # content/pyproject.toml packages jaxcourse for pip (Colab), not for readers
 NEEDS_JAX = "needs-jax"   # metadata.course.browser of a cell course-app.js does not run
 BROWSER_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 
@@ -112,7 +113,8 @@ def stage_contents(content: Path, dest: Path, cfg: dict) -> str:
     digest = hashlib.sha256()
     for src in sorted(content.rglob("*")):
         rel = src.relative_to(content)
-        if any(part in SKIP_DIRS for part in rel.parts) or src.is_dir() or src.suffix == ".pyc":
+        if (any(part in SKIP_DIRS for part in rel.parts) or src.is_dir() or src.suffix == ".pyc"
+                or rel.as_posix() in SKIP_FILES):
             continue
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
