@@ -41,7 +41,7 @@ CHAPTER_KEYS = ("part", "chapter", "title", "topics", "specials")
 #: the helper package is found in .venv (./dev setup), one folder up (reading site, a clone), or installed
 #: from the course repository where neither exists (Colab); JAXCOURSE_SOURCE overrides the pip source.
 SETUP_TEMPLATE = """\
-# 准备:导入课程辅助包 jaxcourse(本地 .venv、阅读站点里都有;Colab 里第一次运行时从 GitHub 安装,约 10 秒)
+# 准备:导入课程辅助包 jaxcourse(本地 .venv、阅读站点里都有;Colab 里第一次运行时从 GitHub 安装)
 try:
     import jaxcourse
 except ImportError:
