@@ -1,0 +1,135 @@
+"""The static reading edition without a browser: every saved output shown as saved, every anchor lands.
+
+Pages are written by tools/sitebuild/reading.py from content/ into a temp folder (no JupyterLite build
+needed: a stand-in root page carries the config block the landing page must keep).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from indexing import heading_anchor, headings, read_notebook  # noqa: E402
+from sitebuild import CONTENT, LANDING, reading, render  # noqa: E402
+
+CFG = {"repository": "owner/repo", "branch": "main", "source": "test"}
+STAND_IN = '<html><head><script id="jupyter-config-data" type="application/json">{"appName": "x"}</script></head></html>'
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reading")
+    (out / "index.html").write_text(STAND_IN, encoding="utf-8")
+    written = reading.write_site(CONTENT, out, CFG)
+    return out, written
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _notebooks():
+    return sorted(p.relative_to(CONTENT).as_posix() for p in CONTENT.rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+
+
+@pytest.mark.parametrize("rel", _notebooks())
+def test_every_text_output_is_shown_exactly_as_saved(pages, rel):
+    out, _ = pages
+    nb = json.loads((CONTENT / rel).read_text(encoding="utf-8"))
+    want = [render.output_text(o) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    want = [t for t in want if t is not None]
+    page = _soup(out / (rel[: -len(".ipynb")] + ".html"))
+    shown = [el.get_text() for el in page.select('[data-output="text"]')]
+    assert len(shown) == len(want), f"{rel}: {len(shown)} text outputs on the page, {len(want)} in the notebook"
+    for i, (got, saved) in enumerate(zip(shown, want)):
+        assert got == saved, f"{rel}: text output {i} differs:\n{got[:300]!r}\n!=\n{saved[:300]!r}"
+    stray = [t for t in shown if any(line.startswith(",") for line in t.splitlines()[1:])]
+    assert not stray, f"{rel}: lines starting with ',' (jupyterlite#1105 style): {stray[0][:200]!r}"
+
+
+def test_heading_ids_are_the_anchors_the_notebooks_link_to(pages):
+    out, written = pages
+    for page in written:
+        ids = {h["id"] for h in _soup(out / page.html_path).select("h1[id],h2[id],h3[id],h4[id],h5[id],h6[id]")}
+        for _, _, text in headings(read_notebook(CONTENT / page.rel)):
+            assert heading_anchor(text) in ids, f"{page.rel}: heading {text!r} has no id {heading_anchor(text)!r}"
+
+
+def test_every_internal_link_of_every_page_lands_on_a_page_and_an_id(pages):
+    out, written = pages
+    checked, ids_of = 0, {}
+    for page in [*written, reading.Page(LANDING, "root")]:
+        html_file = out / ("index.html" if page.title == "root" else page.html_path)
+        soup = _soup(html_file)
+        for a in soup.select("a[href]"):
+            href = a["href"]
+            if href.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, frag = href.partition("#")
+            target = (html_file.parent / urllib.parse.unquote(path)).resolve() if path else html_file
+            if "notebooks/index.html" in path:   # the run view: JupyterLite, not built here
+                assert "?path=" in href
+                continue
+            assert target.exists(), f"{html_file.name}: link {href} goes to a missing page"
+            if frag and target.suffix == ".html":
+                if target not in ids_of:
+                    ids_of[target] = {e["id"] for e in _soup(target).select("[id]")}
+                assert urllib.parse.unquote(frag) in ids_of[target], f"{html_file.name}: link {href}: no id #{frag}"
+            checked += 1
+    assert checked > 100, f"only {checked} internal links checked"
+
+
+def test_page_chrome_sidebar_pager_toc_and_run_links(pages):
+    out, written = pages
+    chapter = next(p for p in written if p.rel == "入门/01_JAX简介.ipynb")
+    soup = _soup(out / chapter.html_path)
+    parts = [p.get_text() for p in soup.select(".sidebar .part")]
+    assert parts == list(reading.PARTS)
+    assert soup.select_one('.sidebar a[aria-current="page"]').get_text() == chapter.title
+    assert "00_" in soup.select_one(".pager a.prev")["href"] and "02_" in soup.select_one(".pager a.next")["href"]
+    assert len(soup.select(".toc li")) >= 8
+    assert soup.select_one(".page-actions a[href*='colab.research.google.com/github/owner/repo/blob/main/content/']")
+    run = soup.select_one(".page-actions a[href^='../notebooks/index.html?path=']")["href"]
+    assert urllib.parse.unquote(run).endswith("?path=入门/01_JAX简介.ipynb")
+    lite = soup.select(".cell.code .cell-bar a.run")
+    assert lite and all("#cell-" in a["href"] for a in lite)
+    assert soup.find("html")["lang"] == "zh-CN" and soup.select_one("main[data-pagefind-body]")
+    assert not soup.select("#cell-site-banner"), "the JupyterLab-only banner cell is on the reading page"
+    # the landing page at the site root keeps JupyterLite's config and is not indexed twice
+    root = _soup(out / "index.html")
+    assert root.select_one("script#jupyter-config-data") and not root.select_one("[data-pagefind-body]")
+    assert root.select_one('a[href="入门/01_JAX%E7%AE%80%E4%BB%8B.html"]') or root.select_one('a[href^="入门/01_JAX"]')
+
+
+def test_links_math_images_and_maintainer_cells(tmp_path):
+    links = render.Links("入门", "", "https://github.com/o/r/blob/main/", {"入门/02_x.ipynb", "进阶/01_y.ipynb"})
+    assert links.rewrite("02_x.ipynb#2.1-节") == ("02_x.html#2.1-节", False)
+    assert links.rewrite("../进阶/01_y.ipynb") == ("../进阶/01_y.html", False)
+    assert links.rewrite("../../README.md#快速开始") == ("https://github.com/o/r/blob/main/README.md#快速开始", True)
+    assert links.rewrite("../jaxcourse/checks.py")[0] == "https://github.com/o/r/blob/main/content/jaxcourse/checks.py"
+    assert links.rewrite("#本节") == ("#本节", False)
+    assert links.rewrite("https://jax.dev") == ("https://jax.dev", True)
+    md = render.markdown_renderer(links)
+    html = md.render("## 3.1 用 `jax.grad` 求 $f'(x)$\n\n见 [下一章](02_x.ipynb) 和 [JAX](https://jax.dev)。")
+    assert 'id="3.1-用-jax.grad-求-f&#x27;(x)"' in html and "<math" in html and 'href="02_x.html"' in html
+    assert 'target="_blank"' in html.split("https://jax.dev")[1].split(">")[0]
+    images = render.ImageStore(tmp_path / "img")
+    png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big")
+           + b"\x08\x02\x00\x00\x00")
+    import base64
+    out = {"output_type": "display_data", "metadata": {"image/png": {"width": 320, "height": 240}},
+           "data": {"image/png": base64.b64encode(png).decode(), "text/plain": ["<Figure>"]}}
+    tag = render.render_output(out, md, images, "../")
+    assert 'width="320" height="240"' in tag and 'loading="lazy"' in tag and 'src="../img/' in tag
+    assert len(list((tmp_path / "img").iterdir())) == 1
+    cell = {"cell_type": "markdown", "id": "m", "metadata": {"tags": ["maintainer"]}, "source": "维护说明"}
+    assert '<details class="maintainer"' in reading._cell_html(cell, md, {}, images, "../", "run")
