@@ -23,91 +23,11 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import CONTENT, FIRST_CHAPTER, LANDING, browser as sitebrowser, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
-from sitebuild.demo import write_demo  # noqa: E402
-from sitebuild.serve import make_server  # noqa: E402
+from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, site  # noqa: E402,F401
 
 pytestmark = pytest.mark.browser
-ARTIFACTS = ROOT / "test-artifacts" / "site"
 CHAPTER = FIRST_CHAPTER
 FRIENDLY = "浏览器里的 Python(Pyodide)没有"
-
-
-def _chromium() -> str:
-    exe = sitebrowser.chromium()
-    if exe:
-        return exe
-    msg = sitebrowser.INSTALL_HINT
-    if os.environ.get("VERIFY_REQUIRE_BROWSER") == "1":
-        pytest.fail(msg + "; VERIFY_REQUIRE_BROWSER=1 requires the browser test")
-    pytest.skip(msg)
-
-
-def _code_cells(nb_path: Path) -> list[dict]:
-    nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    return [dict(c, index=i) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
-
-
-def _text(cell: dict) -> str:
-    out = []
-    for o in cell.get("outputs", []):
-        if o["output_type"] == "stream":
-            out.append("".join(o["text"]))
-        elif "data" in o and "text/plain" in o["data"]:
-            out.append("".join(o["data"]["text/plain"]))
-    return "".join(out).strip()
-
-
-def _tags(cell: dict) -> list[str]:
-    return cell.get("metadata", {}).get("tags", [])
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Build the offline site into a temp folder and serve it on 127.0.0.1 (port chosen by the OS)."""
-    exe = _chromium()
-    tmp = tmp_path_factory.mktemp("site")
-    real = (CONTENT / LANDING).exists() and (CONTENT / CHAPTER).exists()
-    contents = CONTENT if real else write_demo(tmp / "demo")
-    output = tmp / "_output"
-    t0 = time.perf_counter()
-    summary = build(offline_build=True, contents=contents, output=output, quiet=True)
-    print(f"\nsite: {'content/' if real else 'demo course'}; build {time.perf_counter() - t0:.1f} s, "
-          f"{summary['total_bytes'] / 1e6:.1f} MB")
-    httpd = make_server(output, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield {"base": f"http://127.0.0.1:{httpd.server_address[1]}/", "output": output, "exe": exe,
-           "contents": Path(contents), "tmp": tmp, "summary": summary}
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    """A headless Debian chromium with a fresh profile; requests off 127.0.0.1 are aborted and recorded."""
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    outside: list[str] = []
-    with sync_playwright() as pw:
-        opened = []
-
-        def route(r):
-            if r.request.url.startswith(site["base"]) or r.request.url.startswith("ws://127.0.0.1"):
-                r.continue_()
-            else:
-                outside.append(r.request.url)
-                r.abort()
-
-        def fresh():
-            """A new browser with an empty profile: cold cache, nothing else running."""
-            ctx = sitebrowser.launch(pw, site["tmp"] / f"profile{len(opened)}", site["exe"])
-            ctx.route("**/*", route)
-            opened.append(ctx)
-            return ctx
-
-        yield {"ctx": fresh(), "fresh": fresh, "outside": outside, "pw": pw}
-        for ctx in opened:
-            ctx.close()
 
 
 def _cell(page, index: int):
@@ -129,30 +49,33 @@ def test_site_in_browser(site, browser):
     staged = site["output"] / "files"
     cells = _code_cells(staged / CHAPTER)
 
-    # 1. landing page: the site root opens 00_总目录 in the notebook reading UI, in Chinese
+    # 1. landing page: the site root is the static reading page of 00_总目录, read without JupyterLab
     page = ctx.new_page()
     t0 = time.perf_counter()
     page.goto(base)
-    page.locator(".jp-RenderedMarkdown h1").first.wait_for(timeout=30_000)
-    print(f"\nlanding: first markdown after {time.perf_counter() - t0:.2f} s")
-    assert "00_%E6%80%BB%E7%9B%AE%E5%BD%95" in page.url or "00_总目录" in urllib.parse.unquote(page.url)
-    menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+    page.locator("main .notebook h1").first.wait_for(timeout=30_000)
+    print(f"\nlanding: static page's title after {time.perf_counter() - t0:.2f} s")
+    scripts = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+    assert not [u for u in scripts if "/build/" in u or "/static/pyodide/" in u], "reading loaded JupyterLab or Pyodide"
     page.screenshot(path=ARTIFACTS / "01_landing.png")
-    assert "文件" in menus and "运行" in menus, f"menu bar is not Chinese: {menus}"
-    assert "File" not in menus
 
-    # 2. a link on the landing page to another chapter opens it inside the site
-    # (chapter 01 if the landing links to it yet, else the first notebook it links to)
-    links = page.locator(".jp-RenderedMarkdown a[href*='01_']")
-    if not links.count():
-        links = page.locator(".jp-RenderedMarkdown a[href*='/files/'][href$='.ipynb']")
-    link = links.first
-    marker = urllib.parse.unquote(link.get_attribute("href")).split("/")[-1].split("#")[0].removesuffix(".ipynb")
+    # 2. a link on the landing page to a chapter opens its static page in the same tab; the page's
+    #    「在浏览器里运行」 opens the same notebook in JupyterLab, whose menus are Chinese
+    link = page.locator("main .notebook a[href*='01_']").first
+    if not link.count():
+        link = page.locator("main .notebook a[href$='.html']").first
+    marker = urllib.parse.unquote(link.get_attribute("href")).split("/")[-1].split("#")[0].removesuffix(".html")
     link.click()
-    target = _wait_for_chapter(ctx, marker)
-    target.screenshot(path=ARTIFACTS / "02_link_opened.png")
-    if target is not page:
-        target.close()
+    page.wait_for_url(lambda u: marker in urllib.parse.unquote(u), timeout=20_000)
+    assert len(ctx.pages) == 1, "the chapter link opened a new tab"
+    page.locator("main .notebook h1").first.wait_for(timeout=20_000)
+    page.screenshot(path=ARTIFACTS / "02_link_opened.png")
+    page.locator(".page-actions a", has_text="在浏览器里运行").click()
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    assert marker in urllib.parse.unquote(page.url)
+    menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
+    assert "文件" in menus and "运行" in menus and "File" not in menus, f"menu bar is not Chinese: {menus}"
+    page.close()
 
     # 3. 01_JAX简介 shows its saved outputs with no kernel run (cold cache: fresh page and profile)
     saved = [c for c in cells if _text(c)]
@@ -196,22 +119,41 @@ def test_site_in_browser(site, browser):
     assert page.locator(".jp-InputPrompt").filter(has_text="[*]").count() == 0
     page.screenshot(path=ARTIFACTS / "03_saved_outputs.png")
 
-    # 4. a JAX cell, run before the setup cell, gives the short Chinese message
-    jax_cell = next(c for c in cells if "lite" not in _tags(c) and "import jax" in "".join(c["source"]))
+    # 4. a course cell that needs JAX is not run: its saved output stays, a Chinese note with working
+    #    Colab and local links appears beside it (run before the setup cell, as a reader might)
+    jax_cell = next(c for c in cells if "lite" not in _tags(c) and c.get("outputs") and _text(c))
+    cell = _cell(page, jax_cell["index"])
+    before = cell.locator(".jp-OutputArea-output").first.inner_text()
+    _run(page, jax_cell["index"])
+    note = cell.locator(".course-jax-note")
+    note.wait_for(timeout=10_000)
+    assert cell.locator(".jp-OutputArea-output").first.inner_text() == before, "the saved output was replaced"
+    hrefs = note.locator("a").evaluate_all("els => els.map(a => a.href)")
+    assert any(h.startswith("https://colab.research.google.com/github/") and "01_JAX" in urllib.parse.unquote(h)
+               for h in hrefs), hrefs
+    assert any("github.com/" in h and "#" in h for h in hrefs), hrefs
+    assert "JAX" in note.inner_text() and "Colab" in note.inner_text()
+    page.screenshot(path=ARTIFACTS / "04_jax_cell_note.png")
+    # a cell the reader adds runs for real; importing JAX there gives the short Chinese message,
+    # and a later use of `jnp` gets the Chinese note instead of an English NameError traceback
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type("import jax.numpy as jnp")
     t0 = time.perf_counter()
-    out = _run(page, jax_cell["index"]).locator(".jp-OutputArea-output").first
+    page.keyboard.press("Shift+Enter")
     page.get_by_text(FRIENDLY).first.wait_for(timeout=120_000)
-    print(f"JAX cell: friendly message after {time.perf_counter() - t0:.2f} s (includes kernel boot)")
-    assert "ModuleNotFoundError" not in out.inner_text()
-    # a later JAX cell fails on a name like `jnp`, not on an import: it gets the Chinese note too
-    later = next((c for c in cells if c["index"] > jax_cell["index"] and "lite" not in _tags(c)
-                  and "jnp." in "".join(c["source"]) and "import" not in "".join(c["source"])), None)
-    if later is not None:
-        shown = _run(page, later["index"]).locator(".jp-OutputArea-output").first
-        from playwright.sync_api import expect
-        expect(shown, "a later JAX cell shows no Chinese note").to_contain_text("没有定义", timeout=60_000)
-        assert "Traceback" not in shown.inner_text()
-    page.screenshot(path=ARTIFACTS / "04_jax_message.png")
+    print(f"reader's own JAX import: friendly message after {time.perf_counter() - t0:.2f} s (includes kernel boot)")
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type("jnp.ones(3)")
+    page.keyboard.press("Shift+Enter")
+    from playwright.sync_api import expect
+    shown = page.locator(".jp-Cell.jp-mod-active, .jp-Cell").filter(has_text="jnp.ones(3)").last
+    expect(shown.locator(".jp-OutputArea-output").first, "no Chinese note for jnp").to_contain_text(
+        "没有定义", timeout=60_000)
+    assert "Traceback" not in shown.locator(".jp-OutputArea-output").first.inner_text()
 
     # 5. a lite cell runs in Pyodide and prints what real Python printed (in 01, or else in the first
     #    chapter that has a lite cell with a saved text output besides its setup cell)
@@ -255,19 +197,6 @@ def _wait_text(locator, want: str, timeout: float) -> str:
             break
         time.sleep(0.2)
     return got
-
-
-def _wait_for_chapter(ctx, marker: str, timeout: float = 20.0):
-    """The page (same tab or a new one) that shows a notebook whose path contains `marker`."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        for p in ctx.pages:
-            if marker in urllib.parse.unquote(p.url) or marker in p.title():
-                p.locator(".jp-RenderedMarkdown h1").first.wait_for(timeout=20_000)
-                return p
-        time.sleep(0.2)
-    raise AssertionError(f"no page opened a notebook matching {marker!r}: "
-                         f"{[urllib.parse.unquote(p.url) for p in ctx.pages]}")
 
 
 IDB_FILES = """async (name) => {
@@ -339,12 +268,13 @@ def test_quick_preview(site, browser):
     print(f"\nquick preview: first saved output after {t_preview:.2f} s (target ≤ 3 s); reading UI took over "
           f"after {t_handover:.2f} s at cell {target} ({rest})")
 
-    # links in the preview open notebooks inside the site
-    page.goto(base)
+    # links in the preview open the static page of the chapter (same tab, inside the site)
+    page.goto(sitebrowser.chapter_url(base, LANDING))
     link = page.locator('#course-preview a[href*="01_JAX"]').first
     link.wait_for(timeout=30_000)
     href = link.get_attribute("href")
-    assert urllib.parse.unquote(href).startswith("index.html?path=" + CHAPTER), href
+    assert urllib.parse.unquote(href).startswith("../" + CHAPTER.removesuffix(".ipynb") + ".html"), href
+    assert link.get_attribute("target") is None
     page.close()
 
 

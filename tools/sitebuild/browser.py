@@ -41,14 +41,19 @@ def first_output_cell(notebook: Path) -> int:
     raise SystemExit(f"ERROR {notebook} has no code cell with saved outputs; run tools/run_all.py --refresh on it")
 
 
-def launch(pw, profile: Path | str, exe: str):
+#: a phone as the readers measured it: 390×844 CSS pixels, 3 device pixels per CSS pixel, touch
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+def launch(pw, profile: Path | str, exe: str, phone: bool = False):
     """A chromium with its own (empty) profile directory: cold HTTP cache, nothing else running.
 
     It also sees the course's pinned CJK font (see font_env), so screenshots read on a machine with
     no Chinese system font."""
+    Path(profile).mkdir(parents=True, exist_ok=True)
+    screen = PHONE if phone else {"viewport": {"width": 1280, "height": 900}}
     return pw.chromium.launch_persistent_context(str(profile), executable_path=exe, args=CHROME_ARGS,
-                                                 viewport={"width": 1280, "height": 900}, locale="en-US",
-                                                 env=font_env(Path(profile)))
+                                                 locale="en-US", env=font_env(Path(profile)), **screen)
 
 
 def font_env(scratch: Path) -> dict:

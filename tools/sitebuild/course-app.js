@@ -264,8 +264,18 @@
     "Table of Contents": "目录", "Close and Shut Down Notebook…": "关闭并停止 Notebook…", "Cell Type": "单元格类型",
     "Select Last Modified Cell": "选中最后修改的单元格", "Select Next Modified Cell": "选中下一个修改过的单元格",
     "折叠 left 侧面板": "折叠左侧面板", "折叠 right 侧面板": "折叠右侧面板",
-    "展开 left 侧面板": "展开左侧面板", "展开 right 侧面板": "展开右侧面板"
+    "展开 left 侧面板": "展开左侧面板", "展开 right 侧面板": "展开右侧面板",
+    "main area toolbar": "主工具栏", "main area content": "主内容区", "Cells": "单元格",
+    "Responsive popup toolbar": "弹出工具栏"
   };
+  var ATTRS = ["title", "aria-label"];
+
+  function translateAttrs(e) {
+    ATTRS.forEach(function (a) {
+      var v = e.getAttribute && e.getAttribute(a);
+      if (v && ZH[v]) e.setAttribute(a, ZH[v]);
+    });
+  }
 
   function translateNode(node) {
     if (node.nodeType === 3) {
@@ -274,14 +284,14 @@
       return;
     }
     if (node.nodeType !== 1 || node.closest(".jp-Cell")) return;
-    if (ZH[node.title]) node.title = ZH[node.title];
+    translateAttrs(node);
     if (/^About (.+)$/.test(node.textContent) && node.childElementCount === 0) node.textContent = node.textContent.replace(/^About /, "关于 ");
     var walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
     var n;
     while ((n = walker.nextNode())) {
       if (n.nodeType === 1) {
         if (n.classList && n.classList.contains("jp-Cell")) continue;
-        if (ZH[n.title]) n.title = ZH[n.title];
+        translateAttrs(n);
         if (n.childElementCount === 0 && /^About .+/.test(n.textContent)) n.textContent = n.textContent.replace(/^About /, "关于 ");
       } else if (ZH[n.nodeValue.trim()] && !(n.parentElement && n.parentElement.closest(".jp-Cell"))) {
         n.nodeValue = ZH[n.nodeValue.trim()];
@@ -297,7 +307,7 @@
         else translateNode(r.target);
       });
     }).observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true,
-                                attributeFilter: ["title"] });
+                                attributeFilter: ATTRS });
   }
 
   var STYLE = ".course-jax-note{margin:4px 0 6px 64px;padding:6px 10px;border-left:3px solid #d29922;" +

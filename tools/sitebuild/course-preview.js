@@ -203,7 +203,8 @@
       var u;
       try { u = new URL(href, "http://site/" + dir); } catch (e) { a.removeAttribute("href"); return; }
       var target = decode(u.pathname.slice(1));
-      a.href = /\.ipynb$/i.test(target) ? "index.html?path=" + encodeURIComponent(target) + u.hash : filesUrl(target);
+      // 别的章节:静态阅读版的那一节(与 course-app.js 对 JupyterLab 里的链接做法相同)
+      a.href = /\.ipynb$/i.test(target) ? "../" + encodeURI(target.replace(/\.ipynb$/i, ".html")) + u.hash : filesUrl(target);
     });
   }
 
