@@ -306,3 +306,15 @@ def test_no_english_on_the_readers_path(site, browser):
     bad = {k: v for k, v in found.items() if v}
     assert not bad, f"English on the reader's path: {bad}"
     ctx.close()
+
+
+def test_bench_measures_the_static_page_against_the_jupyterlab_view(site, browser):
+    """`tools/site.py bench` in one run; the bytes a phone fetches before chapter 01's first output stay within
+    the target (compressed, as the server sends them). Times are printed, not asserted (machine-dependent)."""
+    from sitebuild import bench
+
+    got = bench.bench_reading(site["output"], FIRST_CHAPTER, site["exe"], runs=1, pw=browser["pw"])
+    assert all(len(v) == 1 and v[0] > 0 for v in got.values()), got
+    print("\n" + bench.report_reading(got))
+    assert got["static_bytes"][0] <= bench.TARGETS["bytes_before_output"], got["static_bytes"]
+    assert got["static_bytes"][0] < got["lab_bytes"][0] / 10

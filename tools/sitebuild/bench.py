@@ -17,6 +17,7 @@ import statistics
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 from . import browser, post, preload
@@ -87,3 +88,129 @@ def report(times: dict) -> str:
                  f"{'met' if med['preview'] <= 3.0 else 'not met'} by the quick preview, "
                  f"{'met' if med['course'] <= 3.0 else 'not met'} by the reading UI, on this machine")
     return "\n".join(lines)
+
+
+# ---- the static reading edition against the JupyterLab reading view --------------------------------
+
+#: the phone link the readers measured on (CDP Network.emulateNetworkConditions)
+SLOW_PHONE = {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 0.75e6 / 8}
+SLOW_PHONE_LABEL = "phone 390×844, 1.6 Mbit/s down, 150 ms latency"
+#: targets of issue 23, checked in the report
+TARGETS = {"first_text_phone": 1.5, "bytes_before_output": 300_000, "usable_local": 1.0}
+
+#: the static page's own timings: Element Timing of its title and first output, DOMContentLoaded
+#: (course-read.js is deferred: it has run by then, so sidebar, links and search box work)
+STATIC_TIMES = """() => new Promise(ok => {
+  const seen = {};
+  const done = () => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    ok({text: seen['course-first-text'] / 1000, output: seen['course-first-output'] / 1000,
+        usable: nav.domContentLoadedEventEnd / 1000});
+  };
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) seen[e.identifier] = e.renderTime || e.loadTime;
+    if (seen['course-first-text'] && seen['course-first-output'] &&
+        performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd) done();
+  }).observe({type: 'element', buffered: true});
+})"""
+#: bytes the page has fetched so far (compressed as sent), images left out
+FETCHED_BYTES = """() => performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
+  .filter(e => e.initiatorType !== 'img' && !/\\.(png|jpe?g|gif|svg|ico|webp)(\\?|$)/.test(e.name))
+  .reduce((n, e) => n + (e.transferSize || e.encodedBodySize || 0), 0)"""
+READING_FIGURES = ("static_text_phone", "static_output_phone", "lab_preview_phone", "lab_output_phone",
+                   "static_bytes", "lab_bytes", "static_usable_local", "lab_usable_local")
+
+
+def _cdp_network(ctx, page, network):
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    if network:
+        cdp.send("Network.emulateNetworkConditions", network)
+
+
+def bench_reading(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
+    """Cold loads of `chapter`: its static page and its JupyterLab reading view, on a slow phone and on
+    localhost; returns {figure: [values...]} with the READING_FIGURES (seconds; bytes for *_bytes)."""
+    from playwright.sync_api import sync_playwright
+
+    if pw is None:
+        with sync_playwright() as own:
+            return bench_reading(output, chapter, exe, runs, own)
+    from .serve import make_server
+
+    output = Path(output)
+    index = browser.first_output_cell(output / "files" / chapter)
+    httpd = make_server(output, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    static_url = base + urllib.parse.quote(chapter[: -len(".ipynb")] + ".html")
+    lab_url = browser.chapter_url(base, chapter)
+    got: dict[str, list[float]] = {k: [] for k in READING_FIGURES}
+
+    def load(variant: str, phone: bool):
+        with tempfile.TemporaryDirectory() as profile:
+            ctx = browser.launch(pw, profile, exe, phone=phone)
+            page = ctx.new_page()
+            _cdp_network(ctx, page, SLOW_PHONE if phone else None)
+            where = "phone" if phone else "local"
+            if variant == "static":
+                page.goto(static_url, wait_until="commit")
+                times = page.evaluate(STATIC_TIMES)
+                if phone:
+                    got["static_text_phone"].append(times["text"])
+                    got["static_output_phone"].append(times["output"])
+                    got["static_bytes"].append(page.evaluate(FETCHED_BYTES))
+                else:
+                    got["static_usable_local"].append(times["usable"])
+                shown = f"text {times['text']:.2f} s, output {times['output']:.2f} s, usable {times['usable']:.2f} s"
+            else:
+                marks: dict = {}
+                seconds, _ = browser.time_first_output(page, lab_url, index, timeout_ms=180_000, marks=marks)
+                if phone:
+                    got["lab_preview_phone"].append(marks["preview"])
+                    got["lab_output_phone"].append(seconds)
+                    got["lab_bytes"].append(page.evaluate(FETCHED_BYTES))
+                else:
+                    got["lab_usable_local"].append(seconds)
+                shown = f"quick preview {marks['preview']:.2f} s, reading UI {seconds:.2f} s"
+            ctx.close()
+        time.sleep(SETTLE_S)
+        return f"{variant:6} {where:5} {shown}"
+
+    try:
+        for run in range(runs):
+            order = [("static", True), ("lab", True), ("static", False), ("lab", False)]
+            for variant, phone in (order if run % 2 == 0 else order[::-1]):
+                print(f"  run {run + 1}/{runs} {load(variant, phone)}", flush=True)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    return got
+
+
+def report_reading(got: dict) -> str:
+    """The issue-23 figures: medians, ratios against the JupyterLab reading view, targets."""
+    m = {k: statistics.median(v) for k, v in got.items()}
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    n = len(got["static_text_phone"])
+    return "\n".join([
+        f"static reading page vs JupyterLab reading view, chapter 01, cold cache, median of {n}:",
+        f"  {SLOW_PHONE_LABEL}:",
+        f"    first text        static {m['static_text_phone']:.2f} s | JupyterLab (quick preview) "
+        f"{m['lab_preview_phone']:.2f} s | ratio {m['static_text_phone'] / m['lab_preview_phone']:.2f}"
+        f"   target ≤ {TARGETS['first_text_phone']} s: {verdict(m['static_text_phone'] <= TARGETS['first_text_phone'])}",
+        f"    first output      static {m['static_output_phone']:.2f} s | JupyterLab {m['lab_output_phone']:.2f} s"
+        f" | ratio {m['static_output_phone'] / m['lab_output_phone']:.2f}",
+        f"    bytes before it   static {m['static_bytes'] / 1e3:.0f} KB | JupyterLab {m['lab_bytes'] / 1e3:.0f} KB"
+        f" | ratio {m['static_bytes'] / m['lab_bytes']:.3f}   (compressed as sent, images not counted)"
+        f"   target ≤ {TARGETS['bytes_before_output'] / 1e3:.0f} KB: "
+        f"{verdict(m['static_bytes'] <= TARGETS['bytes_before_output'])}",
+        "  desktop, localhost:",
+        f"    page usable       static {m['static_usable_local']:.2f} s | JupyterLab (first output) "
+        f"{m['lab_usable_local']:.2f} s | ratio {m['static_usable_local'] / m['lab_usable_local']:.2f}"
+        f"   target ≤ {TARGETS['usable_local']} s: {verdict(m['static_usable_local'] <= TARGETS['usable_local'])}",
+    ])

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import http.server
+import io
 import os
 import sys
+import urllib.parse
 from pathlib import Path
 
 from . import LITE_DIR, ROOT
@@ -39,10 +42,35 @@ def needs_build(output: Path, contents: Path, offline_build: bool) -> bool:
                 and (Path(output) / "index.html").exists())
 
 
+#: text files sent gzip-compressed to a browser that accepts it, as GitHub Pages does
+COMPRESSED = {".html", ".js", ".mjs", ".css", ".json", ".ipynb", ".svg", ".txt", ".py"}
+
+
+@functools.lru_cache(maxsize=512)
+def _gzipped(path: str, mtime_ns: int) -> bytes:
+    return gzip.compress(Path(path).read_bytes(), compresslevel=6, mtime=0)
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the types JupyterLite needs and no caching surprises."""
+    """Static files with the types JupyterLite needs, text gzip-compressed, and no caching surprises."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path) and urllib.parse.urlsplit(self.path).path.endswith("/"):
+            path = os.path.join(path, "index.html")
+        if (os.path.isfile(path) and Path(path).suffix in COMPRESSED
+                and "gzip" in self.headers.get("Accept-Encoding", "")):
+            data = _gzipped(path, os.stat(path).st_mtime_ns)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(path))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return io.BytesIO(data)
+        return super().send_head()
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
