@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from nbfactory import code, md, write_notebook
 
-SETUP = "# 准备\ntry:\n    import jaxcourse\nexcept ImportError:\n    import sys\n    sys.path.insert(0, '..')\n    import jaxcourse"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+from check_structure import expected_setup  # noqa: E402
+
+SETUP = expected_setup()   # CONTRIBUTING §8, word for word
 LINK = "> 📖 课程原文:[课程](https://apxml.com/courses/getting-started-with-jax)"
 CHECK = ('# 🧪 自检 [练习 9.1]\njaxcourse.selfcheck("9.1", names=["halve"], checks=[\n'
          '    (lambda: callable(halve), "halve 应该是函数"),\n'

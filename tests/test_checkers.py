@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from chapterfactory import REFERENCE, chapter_cells, write_chapter
+from chapterfactory import SETUP, REFERENCE, chapter_cells, write_chapter
 from conftest import ROOT
 from nbfactory import code, md
 
@@ -64,8 +64,9 @@ def test_when_reference_answer_is_removed_then_exercise_complete_is_named(tmp_pa
     (lambda cells: cells[_index(cells, "# ✍️")].__setattr__("source", "# ✍️ 作答区 [练习 9.1]\nhalve = abs"), "answer-area-empty"),
     (lambda cells: cells[_index(cells, "# 🧪")].metadata.__setitem__("course", {}), "exercise-wrong-answer"),
     (lambda cells: cells.__setitem__(1, code("import jaxcourse")), "setup-cell"),
+    (lambda cells: cells.__setitem__(1, code(SETUP.replace("github.com/", "gitlab.com/"), tags=["lite"])), "setup-cell"),
     (lambda cells: cells.insert(3, md("## 随便写的标题")), "section-order"),
-], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "unknown-heading"])
+], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "setup-other-repository", "unknown-heading"])
 def test_when_a_rule_is_broken_then_it_is_named(tmp_path, mutation, rule):
     cells = chapter_cells()
     mutation(cells)

@@ -68,8 +68,7 @@ def build(folder: Path = FOLDER) -> object:
              "练习和测验建议每章学完就做。\n\n"
              f"按核心路径学完入门课约需 **{total_core / 60:.1f} 小时**,整套入门(含全部补充、练习、测验和附录)约 {total_all / 60:.1f} 小时,"
              f"能省下约 {saved:.0f}% 的时间。\n\n"
-             "> 时间是按单元格估算的:正文每分钟 300 个汉字(或 60 个英文单词),代码每分钟 8 行(读懂并运行)。"
-             "本页由 `tools/build_core_path.py` 从各章生成,不要手改。")
+             "> 时间是按单元格估算的:正文每分钟 300 个汉字(或 60 个英文单词),代码每分钟 8 行(读懂并运行)。")
     return generated_page([intro] + parts, "tools/build_core_path.py")
 
 

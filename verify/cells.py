@@ -11,6 +11,7 @@ from . import METADATA_KEY
 RAISES_TAG = "raises-exception"
 SKIP_TAG = "skip-execution"
 LITE_TAG = "lite"
+MAINTAINER_TAG = "maintainer"   # cells only maintainers need: folded away on the reading site
 
 
 def tags(cell) -> list[str]:

@@ -44,6 +44,11 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     if not quiet:
         print(f"* Colab links point to github.com/{cfg['repository']} (branch {cfg['branch']}; from {cfg['source']})",
               file=sys.stderr)
+    configured = project_config(env={})["repository"]
+    if configured != cfg["repository"]:
+        print(f"WARNING the notebooks' setup cells install jaxcourse from github.com/{configured} (pyproject.toml), "
+              f"but this site is built for {cfg['repository']}: set [tool.jaxcourse] repository = "
+              f"\"{cfg['repository']}\" and run .venv/bin/python tools/check_structure.py --fix-setup", file=sys.stderr)
     staged, lite = WORK / "contents", WORK / "lite"
     release = stage.stage_contents(Path(contents), staged, cfg)
     for name in stage.unlinked_chapters(staged, LANDING):

@@ -17,13 +17,14 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+from verify.cells import MAINTAINER_TAG
+
 from . import LANDING, render, stage
 
 PARTS = ("入门", "进阶")
 CSS = Path(__file__).with_name("reading.css")
 SCRIPT = "course-read.js"
 SITE_TITLE = "中文 JAX 课程"
-MAINTAINER_TAG = "maintainer"
 #: headings of every course section: not worth a line in a page's table of contents
 GENERIC = {"课程讲解", "课程代码"}
 H1 = re.compile(r"^# +(.+?)\s*$", re.M)
@@ -67,7 +68,7 @@ def _title(nb: dict, fallback: str) -> str:
     return fallback
 
 
-def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str) -> str:
+def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup: bool = False) -> str:
     tags = cell.get("metadata", {}).get("tags", [])
     ident = html.escape(str(cell.get("id", "")), quote=True)
     source = render.joined(cell.get("source"))
@@ -88,6 +89,9 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str) -> st
     if MAINTAINER_TAG in tags:
         return (f'<details class="maintainer" data-pagefind-ignore><summary>维护者说明(读者可跳过)</summary>'
                 f"{body}</details>")
+    if setup:   # the same few lines in every chapter: folded, one click away
+        return (f'<details class="setup" data-pagefind-ignore><summary>准备单元格:导入课程辅助包 jaxcourse'
+                f"(每章相同,点开查看)</summary>{body}</details>")
     return body
 
 
@@ -145,8 +149,10 @@ def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_pref
     md = render.markdown_renderer(links)
     env: dict = {}
     run_url = f"{root}notebooks/index.html?path={urllib.parse.quote(page.rel)}"
-    cells = [_cell_html(cell, md, env, images, root, run_url)
-             for cell in nb.get("cells", []) if cell.get("id") != stage.BANNER_ID]
+    shown = [cell for cell in nb.get("cells", []) if cell.get("id") != stage.BANNER_ID]
+    first_code = next((c for c in shown if c.get("cell_type") == "code"), None)
+    setup = first_code if first_code and "import jaxcourse" in render.joined(first_code.get("source")) else None
+    cells = [_cell_html(cell, md, env, images, root, run_url, setup=cell is setup) for cell in shown]
     has_code = any(c.get("cell_type") == "code" for c in nb.get("cells", []))
     colab = stage.colab_url(links_cfg["repository"], links_cfg["branch"], page.rel)
     actions = ""
