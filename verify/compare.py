@@ -35,11 +35,20 @@ def _text(value) -> str:
     return "".join(value) if isinstance(value, list) else (value or "")
 
 
+def _display_size(out) -> str:
+    """' 472x264' when an image output declares its display size (retina PNGs do), else ''."""
+    for mime, meta in sorted(out.get("metadata", {}).items()):
+        if mime.startswith("image/") and isinstance(meta, dict) and "width" in meta:
+            return f" {mime}@{meta['width']}x{meta.get('height', '?')}"
+    return ""
+
+
 def canonical(outputs) -> tuple[str, list[str]]:
     """One comparable text for a list of outputs, plus the normalisation rules that fired.
 
     stdout and stderr are each joined (their interleaving is not deterministic); rich outputs
-    keep their order and are compared by their text/plain form and their MIME types;
+    keep their order and are compared by their text/plain form, their MIME types and the display
+    size an image declares (pixels differ between machines; the size a reader sees does not);
     errors by exception type and message (tracebacks hold paths and line numbers).
     """
     stdout, stderr, rich = [], [], []
@@ -50,7 +59,7 @@ def canonical(outputs) -> tuple[str, list[str]]:
         elif kind in ("execute_result", "display_data"):
             data = out.get("data", {})
             mimes = ",".join(sorted(data))
-            rich.append(f"[{kind} {mimes}]\n{_text(data.get('text/plain'))}")
+            rich.append(f"[{kind} {mimes}{_display_size(out)}]\n{_text(data.get('text/plain'))}")
         elif kind == "error":
             rich.append(f"[error]\n{out.get('ename')}: {out.get('evalue')}")
     parts = []

@@ -108,8 +108,21 @@ def use_cjk_font() -> str | None:
 
 
 def figure(*args, **kwargs):
-    """plt.subplots 的薄包装:先选好中文字体,再建图。"""
+    """plt.subplots 的薄包装:先选好中文字体,再建图;在 notebook 里按两倍像素密度保存(retina),
+    高分辨率屏幕(手机、笔记本)上也清晰,显示尺寸不变。"""
     import matplotlib.pyplot as plt
 
     use_cjk_font()
+    _retina()
     return plt.subplots(*args, **kwargs)
+
+
+def _retina() -> None:
+    """Inline figures as 2× PNG with their display size in the output metadata (IPython only)."""
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")

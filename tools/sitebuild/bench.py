@@ -100,18 +100,22 @@ TARGETS = {"first_text_phone": 1.5, "bytes_before_output": 300_000, "usable_loca
 
 #: the static page's own timings: Element Timing of its title and first output, DOMContentLoaded
 #: (course-read.js is deferred: it has run by then, so sidebar, links and search box work)
-STATIC_TIMES = """() => new Promise(ok => {
+STATIC_TIMES = """() => new Promise((ok, fail) => {
   const seen = {};
-  const done = () => {
+  const check = () => {
     const nav = performance.getEntriesByType('navigation')[0];
+    if (!(seen['course-first-text'] && seen['course-first-output'] && nav && nav.domContentLoadedEventEnd)) return false;
     ok({text: seen['course-first-text'] / 1000, output: seen['course-first-output'] / 1000,
         usable: nav.domContentLoadedEventEnd / 1000});
+    return true;
   };
   new PerformanceObserver(list => {
     for (const e of list.getEntries()) seen[e.identifier] = e.renderTime || e.loadTime;
-    if (seen['course-first-text'] && seen['course-first-output'] &&
-        performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd) done();
+    check();
   }).observe({type: 'element', buffered: true});
+  const timer = setInterval(() => { if (check()) clearInterval(timer); }, 50);
+  setTimeout(() => { clearInterval(timer); fail(new Error('no Element Timing for the page title/first output: ' +
+    JSON.stringify(seen))); }, 60000);
 })"""
 #: bytes the page has fetched so far (compressed as sent), images left out
 FETCHED_BYTES = """() => performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))

@@ -14,6 +14,10 @@ from pathlib import Path
 from .reading import PARTS
 
 FOLDER = "pagefind"
+#: Pagefind's ready-made search interfaces and highlighter: course-read.js draws its own results
+#: (Chinese, small) with the search API in pagefind.js, so these ~420 KB are never loaded
+UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-component-ui.js", "pagefind-component-ui.css",
+          "pagefind-modular-ui.js", "pagefind-modular-ui.css", "pagefind-highlight.js")
 
 
 def index(output: Path) -> dict:
@@ -30,4 +34,6 @@ def index(output: Path) -> dict:
     if "Indexed 0 pages" in proc.stdout:
         raise SystemExit(f"ERROR pagefind indexed no page of {output}; do the pages carry data-pagefind-body?")
     folder = output / FOLDER
+    for name in UNUSED:
+        (folder / name).unlink(missing_ok=True)
     return {"pages": pages, "bytes": sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())}
