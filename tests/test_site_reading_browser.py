@@ -122,9 +122,9 @@ def test_reading_edition(site, browser, device):
     if not phone:
         # copy button: the cell's source, without its outputs
         ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site["base"].rstrip("/"))
-        first = page.locator("pre.code").first
+        first = page.locator("article.notebook > .cell.code > pre.code").first   # not one folded away
         first.scroll_into_view_if_needed()
-        page.locator("pre.code + button.copy").first.click()
+        page.locator("article.notebook > .cell.code > pre.code + button.copy").first.click()
         copied = page.evaluate("() => navigator.clipboard.readText()")
         assert copied.strip() and copied.strip() == first.inner_text().strip()
         # dark mode follows the system

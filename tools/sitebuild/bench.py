@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -42,25 +41,21 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None, network: dic
     if pw is None:
         with sync_playwright() as own:
             return bench(output, chapter, exe, runs, own, network)
-    from .serve import make_server
+    from .serve import running
 
     output = Path(output)
     index = browser.first_output_cell(output / "files" / chapter)
     stock_html = post.stock_page((output / preload.PAGE).read_text(encoding="utf-8"))
-    httpd = make_server(output, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = browser.chapter_url(f"http://127.0.0.1:{httpd.server_address[1]}/", chapter)
     times: dict[str, list[float]] = {v: [] for v in FIGURES}
-    try:
+    with running(output) as base:
+        url = browser.chapter_url(base, chapter)
         for run in range(runs):
             for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
                 with tempfile.TemporaryDirectory() as profile:
                     ctx = browser.launch(pw, profile, exe)
                     page = ctx.new_page()
                     if network:
-                        cdp = ctx.new_cdp_session(page)
-                        cdp.send("Network.enable")
-                        cdp.send("Network.emulateNetworkConditions", network)
+                        _cdp_network(ctx, page, network)
                     if variant == "stock":
                         preload.serve_page(page, stock_html)
                     marks = {} if variant == "course" else None
@@ -72,9 +67,6 @@ def bench(output: Path, chapter: str, exe: str, runs: int, pw=None, network: dic
                     times["preview"].append(marks["preview"])
                 shown = f" (quick preview {marks['preview']:.2f} s)" if marks else ""
                 print(f"  run {run + 1}/{runs} {variant:6} {seconds:.2f} s{shown}", flush=True)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
     return times
 
 
@@ -141,18 +133,13 @@ def bench_reading(output: Path, chapter: str, exe: str, runs: int, pw=None) -> d
     if pw is None:
         with sync_playwright() as own:
             return bench_reading(output, chapter, exe, runs, own)
-    from .serve import make_server
+    from .serve import running
 
     output = Path(output)
     index = browser.first_output_cell(output / "files" / chapter)
-    httpd = make_server(output, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    static_url = base + urllib.parse.quote(chapter[: -len(".ipynb")] + ".html")
-    lab_url = browser.chapter_url(base, chapter)
     got: dict[str, list[float]] = {k: [] for k in READING_FIGURES}
 
-    def load(variant: str, phone: bool):
+    def load(variant: str, phone: bool, static_url: str, lab_url: str):
         with tempfile.TemporaryDirectory() as profile:
             ctx = browser.launch(pw, profile, exe, phone=phone)
             page = ctx.new_page()
@@ -182,14 +169,12 @@ def bench_reading(output: Path, chapter: str, exe: str, runs: int, pw=None) -> d
         time.sleep(SETTLE_S)
         return f"{variant:6} {where:5} {shown}"
 
-    try:
+    with running(output) as base:
+        urls = (base + urllib.parse.quote(chapter[: -len(".ipynb")] + ".html"), browser.chapter_url(base, chapter))
         for run in range(runs):
             order = [("static", True), ("lab", True), ("static", False), ("lab", False)]
             for variant, phone in (order if run % 2 == 0 else order[::-1]):
-                print(f"  run {run + 1}/{runs} {load(variant, phone)}", flush=True)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+                print(f"  run {run + 1}/{runs} {load(variant, phone, *urls)}", flush=True)
     return got
 
 

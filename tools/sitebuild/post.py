@@ -161,17 +161,24 @@ EXTRA_ZH = {
 }
 
 
-def fill_translations(data: dict) -> None:
-    """Let every kept domain translate what another one does, plus EXTRA_ZH.
+#: strings the notebook app asks the `notebook` domain for, which the pack translates only under `jupyterlab`
+BORROWED = ("No Kernel", "Download", "Table of Contents", "Close and Shut Down Notebook…", "More commands",
+            "About %1", "Collapse %1 side panel", "Expand %1 side panel")
 
-    The notebook app's own components ask the `notebook` domain for strings such as "No Kernel" or
-    "Download" that the pack translates only under `jupyterlab`, so a reader saw them in English."""
-    pooled = {k: v for dom in data.values() if isinstance(dom, dict) for k, v in dom.items() if k}
-    pooled.update({k: [v] for k, v in EXTRA_ZH.items()})
+
+def fill_translations(data: dict) -> None:
+    """Give every kept domain the BORROWED strings another domain translates, plus EXTRA_ZH.
+
+    Strings that components write without any translator are left to course-app.js (its ZH table)."""
+    for key in BORROWED:
+        value = next((dom[key] for dom in data.values() if isinstance(dom, dict) and key in dom), None)
+        for dom in data.values():
+            if value is not None and isinstance(dom, dict):
+                dom.setdefault(key, value)
     for dom in data.values():
         if isinstance(dom, dict):
-            for k, v in pooled.items():
-                dom.setdefault(k, v)
+            for key, value in EXTRA_ZH.items():
+                dom.setdefault(key, [value])
 
 
 def _domain(name: str) -> str:

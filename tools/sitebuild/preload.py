@@ -17,7 +17,6 @@ import os
 import re
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -114,14 +113,11 @@ def record(output: Path, chapter: str, exe: str) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     from . import browser
-    from .serve import make_server
+    from .serve import running
 
     index = browser.first_output_cell(Path(output) / "files" / chapter)
-    httpd = make_server(Path(output), 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     page_html = strip((Path(output) / PAGE).read_text(encoding="utf-8"))
-    try:
+    with running(output) as base:
         with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
             ctx = browser.launch(pw, profile, exe)
             page = ctx.new_page()
@@ -129,9 +125,6 @@ def record(output: Path, chapter: str, exe: str) -> list[str]:
             browser.time_first_output(page, browser.chapter_url(base, chapter), index, 60_000)
             urls = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
             ctx.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
     paths = wanted(urls, base)
     head = (f"# scripts {PAGE} loads before the first saved output of {chapter}, in load order;\n"
             f"# recorded {time.strftime('%Y-%m-%d')} by: .venv/bin/python tools/site.py preload\n")

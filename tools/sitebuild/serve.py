@@ -9,7 +9,9 @@ import http.server
 import io
 import os
 import sys
+import threading
 import urllib.parse
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import LITE_DIR, ROOT
@@ -95,6 +97,18 @@ def make_server(output: Path, port: int) -> Server:
     """An HTTP server for `output` bound to 127.0.0.1:port (port 0: any free port)."""
     handler = functools.partial(Handler, directory=str(output))
     return Server(("127.0.0.1", port), handler)
+
+
+@contextmanager
+def running(output: Path):
+    """Serve `output` on a free 127.0.0.1 port in a background thread; yields the base URL ("http://…/")."""
+    httpd = make_server(Path(output), 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def serve(output: Path, port: int | None) -> None:
