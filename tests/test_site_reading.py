@@ -104,6 +104,9 @@ def test_page_chrome_sidebar_pager_toc_and_run_links(pages):
     assert lite and all("#cell-" in a["href"] for a in lite)
     assert soup.find("html")["lang"] == "zh-CN" and soup.select_one("main[data-pagefind-body]")
     assert not soup.select("#cell-site-banner"), "the JupyterLab-only banner cell is on the reading page"
+    # maintainer cells are folded and stay out of the page's table of contents
+    landing = _soup(out / next(p for p in written if p.rel == LANDING).html_path)
+    assert landing.select("details.maintainer") and not [a for a in landing.select(".toc a") if "维护" in a.get_text()]
     # the landing page at the site root keeps JupyterLite's config and is not indexed twice
     root = _soup(out / "index.html")
     assert root.select_one("script#jupyter-config-data") and not root.select_one("[data-pagefind-body]")

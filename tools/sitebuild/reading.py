@@ -73,7 +73,8 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
     ident = html.escape(str(cell.get("id", "")), quote=True)
     source = render.joined(cell.get("source"))
     if cell.get("cell_type") == "markdown":
-        body = f'<div class="cell md" id="cell-{ident}">{md.render(source, env)}</div>'
+        # a maintainer cell's headings stay out of the page's table of contents (its own env)
+        body = f'<div class="cell md" id="cell-{ident}">{md.render(source, {} if MAINTAINER_TAG in tags else env)}</div>'
     elif cell.get("cell_type") == "code":
         bar = ""
         if "lite" in tags:
