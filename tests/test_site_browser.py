@@ -123,11 +123,14 @@ def test_site_in_browser(site, browser):
     #    Colab and local links appears beside it (run before the setup cell, as a reader might)
     jax_cell = next(c for c in cells if "lite" not in _tags(c) and c.get("outputs") and _text(c))
     from playwright.sync_api import expect
+    prompt = f"[{jax_cell['execution_count']}]:"   # the saved count: a run would give a new one
     cell = _run(page, jax_cell["index"])
     note = cell.locator(".course-jax-note")
     note.wait_for(timeout=10_000)
     page.wait_for_timeout(500)
     assert page.locator(".jp-InputPrompt").filter(has_text="[*]").count() == 0, "the JAX cell was sent to the kernel"
+    assert cell.locator(".jp-InputPrompt").first.inner_text().strip() == prompt, "the JAX cell got a new execution count"
+    assert page.locator(".jp-Cell.course-lite").count() >= 1, "no cell is marked as runnable in the browser"
     expect(cell.locator(".jp-OutputArea-output").first, "the saved output was replaced").to_contain_text(
         _text(jax_cell).splitlines()[0], timeout=10_000)
     hrefs = note.locator("a").evaluate_all("els => els.map(a => a.href)")

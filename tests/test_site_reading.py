@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from indexing import heading_anchor, headings, read_notebook  # noqa: E402
+from indexing import GENERIC_HEADINGS, heading_anchor, headings, read_notebook  # noqa: E402
 from sitebuild import CONTENT, LANDING, reading, render  # noqa: E402
 
 CFG = {"repository": "owner/repo", "branch": "main", "source": "test"}
@@ -59,8 +59,15 @@ def test_every_text_output_is_shown_exactly_as_saved(pages, rel):
 def test_heading_ids_are_the_anchors_the_notebooks_link_to(pages):
     out, written = pages
     for page in written:
-        ids = {h["id"] for h in _soup(out / page.html_path).select("h1[id],h2[id],h3[id],h4[id],h5[id],h6[id]")}
+        soup = _soup(out / page.html_path)
+        every = [e["id"] for e in soup.select("[id]")]
+        twice = sorted({i for i in every if every.count(i) > 1})
+        assert not twice, f"{page.rel}: ids used more than once (a link would land on the first): {twice[:5]}"
+        ids = {h["id"] for h in soup.select("h1[id],h2[id],h3[id],h4[id],h5[id],h6[id]")}
         for _, _, text in headings(read_notebook(CONTENT / page.rel)):
+            if text in GENERIC_HEADINGS:   # 课程讲解 / 课程代码: one per section, id under the section's
+                assert any(i.endswith("--" + heading_anchor(text)) for i in ids)
+                continue
             assert heading_anchor(text) in ids, f"{page.rel}: heading {text!r} has no id {heading_anchor(text)!r}"
 
 

@@ -141,6 +141,14 @@ def test_reading_edition(site, browser, device):
         print(f"print: chapter 01 gives {pages} A4 pages")
         assert pages >= 15, f"printing chapter 01 gives {pages} pages"
 
+    if phone:   # every page fits a phone screen: long code, formulas, API names and tables stay in their boxes
+        wide = {}
+        for rel in _notebooks(site):
+            page.goto(site["base"] + urllib.parse.quote(_page_html(rel)))
+            if (extra := page.evaluate(fits)) > 1:
+                wide[rel] = extra
+        assert not wide, f"phone: pages wider than the screen by (px): {wide}"
+        page.goto(site["base"] + urllib.parse.quote(_page_html(FIRST_CHAPTER)))
     nxt = page.locator(".pager a.next")
     target = urllib.parse.unquote(nxt.get_attribute("href")).split("/")[-1]
     nxt.click()
@@ -201,7 +209,7 @@ def test_every_saved_output_is_shown_as_saved_in_both_views(site, browser):
 
 
 @pytest.mark.parametrize("query, where", [("异步派发", "01_JAX简介"), ("block_until_ready", "01_JAX简介"),
-                                          ("重新编译", "02_JIT编译")])
+                                          ("重新编译", "02_JIT编译"), ("静态参数", "02_JIT编译")])
 def test_search_finds_the_section(site, browser, query, where):
     """A Chinese query and an API name each find a section of the right chapter; the result lands there."""
     ctx = browser["ctx"]
@@ -215,6 +223,10 @@ def test_search_finds_the_section(site, browser, query, where):
     hrefs = [urllib.parse.unquote(h) for h in hits.evaluate_all("els => els.map(a => a.getAttribute('href'))")]
     good = [h for h in hrefs if where in h and "#" in h]
     assert good, f"{query!r}: no result links to a section of {where}: {hrefs[:5]}"
+    titles = hits.locator(".hit-title").all_inner_texts()
+    assert query.lower() in titles[0].lower() and where in hrefs[0], (
+        f"{query!r}: the first result is not the section named after it: {list(zip(titles, hrefs))[:3]}")
+    assert not [t for t in titles if t.rstrip().endswith("#")], titles
     page.screenshot(path=ARTIFACTS / f"15_search_{where}.png")
     first = hits.filter(has_text=re.compile(".")).nth(hrefs.index(good[0]))
     first.click()

@@ -19,7 +19,7 @@ import nbformat  # noqa: E402
 from nbformat.v4 import new_markdown_cell, new_notebook  # noqa: E402
 
 from verify.cells import MAINTAINER_TAG, source_text  # noqa: E402
-from verify.contract import Chapter, parse_chapter  # noqa: E402
+from verify.contract import GENERIC_HEADINGS, Chapter, parse_chapter  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
@@ -72,7 +72,6 @@ def headings(nb) -> list[tuple[int, int, str]]:
     return found
 
 
-GENERIC_HEADINGS = {"课程讲解", "课程代码"}  # repeated in every course section: not linkable
 
 
 def section_for_cell(nb, index: int, max_level: int = 3) -> str | None:

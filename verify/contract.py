@@ -37,6 +37,8 @@ NEW_MARK = "# ✅ 推荐写法"
 CALLOUT = re.compile(r"^> ⚠️ 注意", re.M)
 KEYWORDS = re.compile(r"^🔑 关键词:(.+)$", re.M)
 CHAPTER_KEYS = ("part", "chapter", "title", "topics", "specials")
+#: the two H3 headings of every course section: repeated, so never a link target
+GENERIC_HEADINGS = frozenset({"课程讲解", "课程代码"})
 #: every notebook's first code cell, word for word (tools/check_structure.py --fix-setup writes it):
 #: the helper package is found in .venv (./dev setup), one folder up (reading site, a clone), or installed
 #: from the course repository where neither exists (Colab); JAXCOURSE_SOURCE overrides the pip source.

@@ -152,8 +152,27 @@
     var execute = commands.execute.bind(commands);
     commands.execute = function (id, args) {
       if (!RUN_SELECTED[id] && !RUN_RANGE[id]) return execute(id, args);
+      startingNote(currentNotebook());
       return guardedRun(id, args, execute);
     };
+  }
+
+  // 第一次运行时内核要在浏览器里启动(下载并编译 Pyodide,约 10 秒):说一声,别让读者只看到 [*]
+  function startingNote(panel) {
+    var ctx = panel && panel.sessionContext;
+    if (!ctx || (ctx.session && ctx.session.kernel) || document.getElementById("course-starting")) return;
+    var box = el("div", "course-toast", "正在浏览器里启动 Python(Pyodide),第一次大约要 10 秒,之后运行就快了…");
+    box.id = "course-starting";
+    box.setAttribute("role", "status");
+    document.body.appendChild(box);
+    var done = function (_, status) {
+      if (status === "idle" || status === "dead") {
+        box.remove();
+        ctx.statusChanged.disconnect(done);
+      }
+    };
+    ctx.statusChanged.connect(done);
+    setTimeout(function () { box.remove(); }, 90000);
   }
 
   // ---- 4. 读者的副本 ----
@@ -246,11 +265,32 @@
     location.href = siteRoot() + m[1].replace(/\.ipynb$/, ".html") + url.hash;
   }
 
+  // 能在浏览器里运行的单元格(标签 lite)标上「纯 Python · 可运行」,与阅读版的叫法一致
+  function markLiteCells(nb) {
+    nb.widgets.forEach(function (cell) {
+      var tags = (cell.model.getMetadata && cell.model.getMetadata("tags")) || [];
+      cell.node.classList.toggle("course-lite", cell.model.type === "code" && tags.indexOf("lite") >= 0);
+    });
+  }
+
+  // 左上角的 JupyterLite 标志本来打开文件列表(新标签页);改成回到这一章的阅读版
+  function backToReading(path) {
+    var logo = document.querySelector("#jp-NotebookLogo a, .jp-NotebookKernelLogo a, #jp-top-panel a[href*='tree']");
+    if (!logo || !/\.ipynb$/.test(path)) return;
+    logo.href = siteRoot() + encodeURI(path.replace(/\.ipynb$/, ".html"));
+    logo.target = "_self";
+    logo.title = "回到本章的阅读版";
+    logo.setAttribute("aria-label", "回到本章的阅读版");
+  }
+
   function onNotebook(panel) {
     if (!panel || panel.__course) return;
     panel.__course = true;
     panel.context.ready.then(function () {
       copyBanner(panel);
+      markLiteCells(panel.content);
+      panel.content.model && panel.content.model.cells.changed.connect(function () { markLiteCells(panel.content); });
+      backToReading(panel.context.path);
       panel.context.saveState.connect(function (_, state) { if (state === "completed") copyBanner(panel); });
       var frag = location.hash.slice(1);
       if (frag) setTimeout(function () { goTo(panel.content, frag); }, 0);
@@ -266,7 +306,11 @@
     "折叠 left 侧面板": "折叠左侧面板", "折叠 right 侧面板": "折叠右侧面板",
     "展开 left 侧面板": "展开左侧面板", "展开 right 侧面板": "展开右侧面板",
     "main area toolbar": "主工具栏", "main area content": "主内容区", "Cells": "单元格",
-    "Responsive popup toolbar": "弹出工具栏"
+    "Responsive popup toolbar": "弹出工具栏",
+    "Copy Selected Text": "复制选中的文字", "Cut Selected Text": "剪切选中的文字", "Paste Text": "粘贴文字",
+    "Delete the cell": "删除这个单元格", "Create a duplicate of this cell below": "在下面复制一份这个单元格",
+    "Move this cell up": "上移这个单元格", "Move this cell down": "下移这个单元格",
+    "Insert a cell above": "在上面插入单元格", "Insert a cell below": "在下面插入单元格"
   };
   var ATTRS = ["title", "aria-label"];
 
@@ -316,7 +360,12 @@
     "background:#fff8e1;color:#3b2f00;border-top:1px solid #f0c36d;box-shadow:0 -2px 8px rgba(0,0,0,.12);font-size:14px;line-height:1.5}" +
     ".course-copy-banner button{font:inherit;padding:2px 12px;border-radius:5px;border:1px solid #b08800;" +
     "background:#fff;cursor:pointer}.course-copy-banner .course-hint{color:#6b5a00;font-size:12px}" +
-    ".jp-NotebookTrustedStatus{display:none}";  // 「尚未被信任的」: meaningless to a reader of this site
+    ".jp-NotebookTrustedStatus{display:none}" +
+    ".course-lite .jp-InputArea::before{content:'纯 Python · 可在浏览器里运行';position:absolute;right:8px;top:-2px;" +
+    "z-index:2;font-size:11px;padding:0 6px;border-radius:8px;border:1px solid #1a7f37;color:#1a7f37;background:#fff}" +
+    ".course-lite .jp-InputArea{position:relative}" +
+    ".course-toast{position:fixed;z-index:10001;left:50%;top:64px;transform:translateX(-50%);padding:8px 16px;" +
+    "background:#1f2328;color:#fff;border-radius:6px;font-size:14px;box-shadow:0 4px 12px rgba(0,0,0,.25)}";  // 「尚未被信任的」: meaningless to a reader of this site
 
   function started(value) {
     var style = el("style", "", STYLE);

@@ -47,6 +47,10 @@
       if ((inNav && e.target.closest("a")) || (!inNav && !onMenu)) toggle.checked = false;
     });
     document.addEventListener("keydown", function (e) { if (e.key === "Escape") toggle.checked = false; });
+    var menu = document.querySelector("label.menu");
+    if (menu) menu.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle.checked = !toggle.checked; }
+    });
   }
 
   // 打印:折叠的内容也打印出来
@@ -77,6 +81,12 @@
     return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
   }
   function show(html) { box.innerHTML = html; box.hidden = false; }
+  // 「课程讲解」「课程代码」在每一节都有:标题后面补上它所在的那一节(id 是「节--课程讲解」)
+  function sectionTitle(s) {
+    var frag = decodeURIComponent(String(s.url).split("#")[1] || "");
+    var cut = frag.indexOf("--");
+    return cut > 0 ? s.title + " · " + frag.slice(0, cut).replace(/-/g, " ") : s.title;
+  }
   function run() {
     var q = input.value.trim(), mine = ++seq;
     if (!q) { box.hidden = true; return; }
@@ -85,17 +95,28 @@
     }).then(function (pages) {
       if (mine !== seq) return;
       if (!pages.length) { show("<p>没有找到「" + esc(q) + "」。试试更短的词,或 API 名(如 vmap、block_until_ready)。</p>"); return; }
-      var out = [];
-      pages.forEach(function (p) {
-        var subs = (p.sub_results || []).filter(function (s) { return s.url !== p.url; }).slice(0, 3);
+      // Pagefind ranks pages; inside a page, rank its sections: a section whose heading names the query
+      // first, then by Pagefind's own scores of the matches in it
+      var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
+      var hits = [];
+      pages.forEach(function (p, rank) {
         var title = p.meta && p.meta.title ? p.meta.title : p.url;
-        if (!subs.length) subs = [{ url: p.url, title: title, excerpt: p.excerpt }];
+        var subs = (p.sub_results || []).filter(function (s) { return s.url !== p.url; });
+        if (!subs.length) subs = [{ url: p.url, title: title, excerpt: p.excerpt, weighted_locations: [] }];
         subs.forEach(function (s) {
-          out.push('<a href="' + esc(s.url) + '"><span class="hit-title">' + esc(s.title) + "</span> " +
-                   '<span class="hit-page">' + esc(title) + "</span><p>" + s.excerpt + "</p></a>");
+          var score = (s.weighted_locations || []).reduce(function (n, w) { return n + (w.balanced_score || 0); }, 0);
+          var named = terms.every(function (t) { return String(s.title).toLowerCase().indexOf(t) >= 0; });
+          hits.push({ s: s, page: title, key: [named ? 0 : 1, rank, -score] });
         });
       });
-      show(out.join(""));
+      hits.sort(function (a, b) {
+        for (var i = 0; i < 3; i++) if (a.key[i] !== b.key[i]) return a.key[i] - b.key[i];
+        return 0;
+      });
+      show(hits.slice(0, 10).map(function (h) {
+        return '<a href="' + esc(h.s.url) + '"><span class="hit-title">' + esc(sectionTitle(h.s)) + "</span> " +
+               '<span class="hit-page">' + esc(h.page) + "</span><p>" + h.s.excerpt + "</p></a>";
+      }).join(""));
     }).catch(function (e) {
       console.warn("course-read: 搜索不可用", e);
       show("<p>搜索索引没能加载(用 file:// 打开时不可用;请用 ./dev serve 或在线站点)。</p>");

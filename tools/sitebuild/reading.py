@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.cells import MAINTAINER_TAG
+from verify.contract import GENERIC_HEADINGS
 
 from . import LANDING, render, stage
 
@@ -25,8 +26,6 @@ PARTS = ("入门", "进阶")
 CSS = Path(__file__).with_name("reading.css")
 SCRIPT = "course-read.js"
 SITE_TITLE = "中文 JAX 课程"
-#: headings of every course section: not worth a line in a page's table of contents
-GENERIC = {"课程讲解", "课程代码"}
 H1 = re.compile(r"^# +(.+?)\s*$", re.M)
 
 
@@ -132,7 +131,7 @@ def _pager(pages: list[Page], current: Page, root: str) -> str:
 
 def _toc(headings: list[tuple[int, str, str]]) -> str:
     items = [f'<li class="h{level}"><a href="#{html.escape(ident, quote=True)}">{html.escape(text)}</a></li>'
-             for level, text, ident in headings if level in (2, 3) and text not in GENERIC]
+             for level, text, ident in headings if level in (2, 3) and text not in GENERIC_HEADINGS]
     if not items:
         return ""
     return ('<aside class="toc" aria-label="本页目录" data-pagefind-ignore><details open><summary>本页目录</summary>'
@@ -183,19 +182,19 @@ def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_pref
 <a class="skip" href="#main">跳到正文</a>
 <input type="checkbox" id="nav-toggle" class="nav-toggle" aria-hidden="true" tabindex="-1">
 <header class="top" data-pagefind-ignore>
-<label for="nav-toggle" class="menu" title="课程目录" aria-label="课程目录">☰</label>
+<label for="nav-toggle" class="menu" title="课程目录" aria-label="课程目录" role="button" tabindex="0">☰</label>
 <a class="brand" href="{root}index.html">{SITE_TITLE}</a>
 <div class="search" role="search"><input id="search" type="search" placeholder="搜索课程(中文或 API 名)" aria-label="搜索课程" autocomplete="off"><div id="search-results" class="search-results" hidden></div></div>
 </header>
 <div class="layout">
 {_sidebar(pages, page, root)}
+{_toc(env.get("headings", []))}
 <main id="main"{body_attr}>
 {actions}<article class="notebook">
 {article}
 </article>
 {_pager(pages, page, root)}
 </main>
-{_toc(env.get("headings", []))}
 </div>
 </body>
 </html>
@@ -239,6 +238,9 @@ def write_site(content: Path, output: Path, cfg: dict) -> list[Page]:
                                   images=images, extra_head=root_config, indexed=False)
             _write(output / "index.html", landing)
     (output / SCRIPT).write_text(Path(__file__).with_name(SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
+    icon = output / "static" / "favicons" / "favicon.ico"
+    if icon.exists():   # browsers ask for /favicon.ico on their own
+        (output / "favicon.ico").write_bytes(icon.read_bytes())
     return pages
 
 

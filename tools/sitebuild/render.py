@@ -26,6 +26,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from verify.contract import GENERIC_HEADINGS
+
 #: the order JupyterLab picks a representation in (the first one a cell has is shown)
 MIME_ORDER = ("text/html", "text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex", "text/plain")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
@@ -117,13 +119,21 @@ def markdown_renderer(links: Links) -> MarkdownIt:
 
     def heading_open(self, tokens, idx, options, env):
         tok = tokens[idx]
-        ident = anchor_of(_plain(tokens[idx + 1].children))
-        env.setdefault("headings", []).append((int(tok.tag[1]), _plain(tokens[idx + 1].children).strip(), ident))
+        text = _plain(tokens[idx + 1].children).strip()
+        ident = anchor_of(text)
+        if tok.tag == "h2":
+            env["section"] = ident
+        elif text in GENERIC_HEADINGS and env.get("section"):
+            # 课程讲解 / 课程代码 repeat in every section: their own id, under the section's, so a link
+            # (a search hit) lands in the right section; the notebooks never link to them
+            ident = f"{env['section']}--{ident}"
+        env.setdefault("headings", []).append((int(tok.tag[1]), text, ident))
         return f'<{tok.tag} id="{html.escape(ident, quote=True)}">'
 
     def heading_close(self, tokens, idx, options, env):
         ident = env["headings"][-1][2]
-        return (f'<a class="anchor" href="#{html.escape(ident, quote=True)}" aria-label="本节链接">#</a>'
+        # the "#" is drawn by CSS: not part of the heading's text (search titles, copy)
+        return (f'<a class="anchor" href="#{html.escape(ident, quote=True)}" aria-label="本节链接"></a>'
                 f"</{tokens[idx].tag}>\n")
 
     def link_open(self, tokens, idx, options, env):
@@ -199,7 +209,7 @@ def render_output(out: dict, md: MarkdownIt, images: ImageStore, root: str) -> s
     if not w and mime == "image/png" and (wh := png_size(raw)):
         w, h = wh
     dims = f' width="{int(w)}"' + (f' height="{int(h)}"' if h else "") if w else ""
-    alt = html.escape(joined(data.get("text/plain", "图")), quote=True)
+    alt = "运行上面的代码画出的图"
     return (f'<div class="output image" data-output="image"><img src="{html.escape(src, quote=True)}"{dims} '
             f'alt="{alt}" loading="lazy" decoding="async"></div>')
 
