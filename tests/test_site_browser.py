@@ -75,6 +75,10 @@ def test_site_in_browser(site, browser):
     assert marker in urllib.parse.unquote(page.url)
     menus = page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
     assert "文件" in menus and "运行" in menus and "File" not in menus, f"menu bar is not Chinese: {menus}"
+    back = page.evaluate("() => { const a = document.querySelector('a#jp-NotebookLogo, #jp-NotebookLogo a'); "
+                         "return a ? [a.getAttribute('href'), a.target] : null; }")
+    assert back and urllib.parse.unquote(back[0]).endswith(marker + ".html") and back[1] == "_self", (
+        f"the logo does not lead back to the reading page: {back}")
     page.close()
 
     # 3. 01_JAX简介 shows its saved outputs with no kernel run (cold cache: fresh page and profile)

@@ -98,6 +98,17 @@ def test_reading_edition(site, browser, device):
         page.locator("label.menu").click()
         title.wait_for(state="visible")
         page.screenshot(path=ARTIFACTS / f"11_{device}_menu.png")
+        page.locator("#course-nav label.close").click()   # the open drawer covers ☰: it has its own close
+        title.wait_for(state="hidden")
+        page.locator("label.menu").focus()                # and works from the keyboard
+        page.keyboard.press("Enter")
+        title.wait_for(state="visible")
+        page.wait_for_function("document.activeElement && document.activeElement.closest('#course-nav') !== null")
+        page.keyboard.press("Escape")
+        title.wait_for(state="hidden")
+        assert page.evaluate("document.activeElement.classList.contains('menu')"), "focus did not return to ☰"
+        page.locator("label.menu").click()
+        title.wait_for(state="visible")
     title.click()
     page.wait_for_url(lambda u: "01_" in urllib.parse.unquote(u), timeout=20_000)
     page.locator("main .notebook h1").first.wait_for()

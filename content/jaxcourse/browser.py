@@ -43,8 +43,7 @@ def message_lines(module: str) -> list[str]:
     why = "" if module == "jax" else "(本课程的代码要用它和 JAX)"
     return [
         f"🌐 浏览器里的 Python(Pyodide)没有 {module}{why},所以这一格在这里跑不了。",
-        f"   本页保存的输出都来自真实的 JAX {JAX_VERSION}(CPU),照着读就行;"
-        "重新运行会把保存的输出换成这段提示,刷新页面即可恢复。",
+        f"   课程里保存的输出都来自真实的 JAX {JAX_VERSION}(CPU),照着读就行。",
         "   想亲手运行:",
         "   · 点本章顶部的「在 Colab 中打开」;",
         f"   · 或在自己的电脑上运行 {clone} ,按 README 执行 ./dev setup,"

@@ -135,12 +135,16 @@
                (mode === "to-selected" && i <= active);
       });
     }
-    if (!chosen.some(needsJax)) return execute(id, args);
+    if (!chosen.some(needsJax)) {
+      startingNote(panel);
+      return execute(id, args);
+    }
     var last = widgets.indexOf(chosen[chosen.length - 1]);
     chosen.filter(needsJax).forEach(function (c) { noteOn(c, panel.context.path); });
     var runnable = chosen.filter(function (c) {
       return !needsJax(c) && (RUN_SELECTED[id] || c.model.type === "code");
     });
+    if (runnable.some(function (c) { return c.model.type === "code"; })) startingNote(panel);
     await runOnly(nb, runnable, execute);
     nb.deselectAll();
     if (RUN_SELECTED[id] === "next") nb.activeCellIndex = Math.min(last + 1, widgets.length - 1);
@@ -152,7 +156,6 @@
     var execute = commands.execute.bind(commands);
     commands.execute = function (id, args) {
       if (!RUN_SELECTED[id] && !RUN_RANGE[id]) return execute(id, args);
-      startingNote(currentNotebook());
       return guardedRun(id, args, execute);
     };
   }
@@ -275,7 +278,7 @@
 
   // 左上角的 JupyterLite 标志本来打开文件列表(新标签页);改成回到这一章的阅读版
   function backToReading(path) {
-    var logo = document.querySelector("#jp-NotebookLogo a, .jp-NotebookKernelLogo a, #jp-top-panel a[href*='tree']");
+    var logo = document.querySelector("a#jp-NotebookLogo, #jp-NotebookLogo a, #jp-top-panel a[href*='tree']");
     if (!logo || !/\.ipynb$/.test(path)) return;
     logo.href = siteRoot() + encodeURI(path.replace(/\.ipynb$/, ".html"));
     logo.target = "_self";
@@ -310,9 +313,14 @@
     "Copy Selected Text": "复制选中的文字", "Cut Selected Text": "剪切选中的文字", "Paste Text": "粘贴文字",
     "Delete the cell": "删除这个单元格", "Create a duplicate of this cell below": "在下面复制一份这个单元格",
     "Move this cell up": "上移这个单元格", "Move this cell down": "下移这个单元格",
-    "Insert a cell above": "在上面插入单元格", "Insert a cell below": "在下面插入单元格"
+    "Insert a cell above": "在上面插入单元格", "Insert a cell below": "在下面插入单元格",
+    "Collapse Output": "折叠输出", "Expand Output": "展开输出", "Collapse Input": "折叠代码",
+    "Expand Input": "展开代码", "Markdown Cell Content": "Markdown 单元格内容", "Code Cell Content": "代码单元格内容",
+    "Cell toolbar": "单元格工具栏"
   };
   var ATTRS = ["title", "aria-label"];
+  // the course's own text (sources and outputs) is never touched; cell toolbars and collapsers are UI
+  var CONTENT = ".jp-InputArea-editor, .jp-OutputArea-output, .jp-MarkdownOutput, .jp-RenderedHTMLCommon, #course-preview";
 
   function translateAttrs(e) {
     ATTRS.forEach(function (a) {
@@ -324,20 +332,20 @@
   function translateNode(node) {
     if (node.nodeType === 3) {
       var t = node.nodeValue.trim();
-      if (ZH[t] && !(node.parentElement && node.parentElement.closest(".jp-Cell"))) node.nodeValue = ZH[t];
+      if (ZH[t] && !(node.parentElement && node.parentElement.closest(CONTENT))) node.nodeValue = ZH[t];
       return;
     }
-    if (node.nodeType !== 1 || node.closest(".jp-Cell")) return;
+    if (node.nodeType !== 1 || node.closest(CONTENT)) return;
     translateAttrs(node);
     if (/^About (.+)$/.test(node.textContent) && node.childElementCount === 0) node.textContent = node.textContent.replace(/^About /, "关于 ");
     var walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
     var n;
     while ((n = walker.nextNode())) {
       if (n.nodeType === 1) {
-        if (n.classList && n.classList.contains("jp-Cell")) continue;
+        if (n.closest(CONTENT)) continue;
         translateAttrs(n);
         if (n.childElementCount === 0 && /^About .+/.test(n.textContent)) n.textContent = n.textContent.replace(/^About /, "关于 ");
-      } else if (ZH[n.nodeValue.trim()] && !(n.parentElement && n.parentElement.closest(".jp-Cell"))) {
+      } else if (ZH[n.nodeValue.trim()] && !(n.parentElement && n.parentElement.closest(CONTENT))) {
         n.nodeValue = ZH[n.nodeValue.trim()];
       }
     }

@@ -46,10 +46,20 @@
       var onMenu = e.target.closest && e.target.closest(".menu, .nav-toggle");
       if ((inNav && e.target.closest("a")) || (!inNav && !onMenu)) toggle.checked = false;
     });
-    document.addEventListener("keydown", function (e) { if (e.key === "Escape") toggle.checked = false; });
     var menu = document.querySelector("label.menu");
-    if (menu) menu.addEventListener("keydown", function (e) {
-      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle.checked = !toggle.checked; }
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && toggle.checked) { toggle.checked = false; if (menu) menu.focus(); }
+    });
+    // ☰ and 关闭 × are labels: make Enter / Space work on them, and move focus into the opened menu
+    document.querySelectorAll("label[for='nav-toggle']").forEach(function (label) {
+      label.addEventListener("keydown", function (e) {
+        if (e.key !== "Enter" && e.key !== " ") return;
+        e.preventDefault();
+        toggle.checked = !toggle.checked;
+        var link = document.querySelector("#course-nav a");
+        if (toggle.checked && link) setTimeout(function () { link.focus(); }, 220);
+        else if (menu) menu.focus();
+      });
     });
   }
 

@@ -96,7 +96,8 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
 
 
 def _sidebar(pages: list[Page], current: Page, root: str) -> str:
-    out = ['<nav class="sidebar" id="course-nav" aria-label="课程目录" data-pagefind-ignore>']
+    out = ['<nav class="sidebar" id="course-nav" aria-label="课程目录" data-pagefind-ignore>'
+           '<label for="nav-toggle" class="close" role="button" tabindex="0" aria-label="关闭课程目录">关闭 ×</label>']
     for part in PARTS:
         items = [p for p in pages if p.rel.startswith(part + "/")]
         out.append(f'<p class="part">{part}</p><ul>')
