@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from sitebuild import CONTENT, FIRST_CHAPTER, LANDING, browser as sitebrowser  # noqa: E402
 from sitebuild.build import build  # noqa: E402
 from sitebuild.demo import write_demo  # noqa: E402
-from sitebuild.serve import make_server  # noqa: E402
+from sitebuild.serve import running  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts" / "site"
 CHAPTER = FIRST_CHAPTER
@@ -68,12 +67,8 @@ def site(tmp_path_factory):
     summary = build(offline_build=True, contents=contents, output=output, quiet=True)
     print(f"\nsite: {'content/' if real else 'demo course'}; build {time.perf_counter() - t0:.1f} s, "
           f"{summary['total_bytes'] / 1e6:.1f} MB")
-    httpd = make_server(output, 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield {"base": f"http://127.0.0.1:{httpd.server_address[1]}/", "output": output, "exe": exe,
-           "contents": Path(contents), "tmp": tmp, "summary": summary}
-    httpd.shutdown()
-    httpd.server_close()
+    with running(output) as base:
+        yield {"base": base, "output": output, "exe": exe, "contents": Path(contents), "tmp": tmp, "summary": summary}
 
 
 @pytest.fixture(scope="module")

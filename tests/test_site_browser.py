@@ -8,10 +8,8 @@ unless VERIFY_REQUIRE_BROWSER=1 (as in .ci/run), where it fails.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
-import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from sitebuild import CONTENT, FIRST_CHAPTER, LANDING, browser as sitebrowser, preload  # noqa: E402
+from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
 from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, site  # noqa: E402,F401
 
