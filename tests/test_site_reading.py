@@ -132,6 +132,9 @@ def test_links_math_images_and_maintainer_cells(tmp_path):
     html = md.render("## 3.1 用 `jax.grad` 求 $f'(x)$\n\n见 [下一章](02_x.ipynb) 和 [JAX](https://jax.dev)。")
     assert 'id="3.1-用-jax.grad-求-f&#x27;(x)"' in html and "<math" in html and 'href="02_x.html"' in html
     assert 'target="_blank"' in html.split("https://jax.dev")[1].split(">")[0]
+    # a line break inside a Chinese paragraph is no space; next to Latin text it still is
+    assert md.render("表的每个元素\n都当成数组").strip() == "<p>表的每个元素都当成数组</p>"
+    assert md.render("交给 XLA\n编译").strip() == "<p>交给 XLA\n编译</p>"
     images = render.ImageStore(tmp_path / "img")
     png = (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big")
            + b"\x08\x02\x00\x00\x00")

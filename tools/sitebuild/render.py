@@ -31,6 +31,8 @@ from verify.contract import GENERIC_HEADINGS
 #: the order JupyterLab picks a representation in (the first one a cell has is shown)
 MIME_ORDER = ("text/html", "text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex", "text/plain")
 SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+#: Chinese characters and full-width punctuation: no space belongs between two of them
+WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -145,6 +147,13 @@ def markdown_renderer(links: Links) -> MarkdownIt:
             tok.attrSet("rel", "noopener")
         return self.renderToken(tokens, idx, options, env)
 
+    def softbreak(self, tokens, idx, options, env):
+        # a line break inside a paragraph shows as a space; between two Chinese characters that
+        # space is wrong (「表的每个元素 都当成」), so there it is dropped
+        before = tokens[idx - 1].content[-1:] if idx > 0 else ""
+        after = tokens[idx + 1].content[:1] if idx + 1 < len(tokens) else ""
+        return "" if WIDE.match(before) and WIDE.match(after) else "\n"
+
     def table_open(self, tokens, idx, options, env):
         return '<div class="scroll"><table>\n'
 
@@ -152,7 +161,8 @@ def markdown_renderer(links: Links) -> MarkdownIt:
         return "</table></div>\n"
 
     for name, rule in (("heading_open", heading_open), ("heading_close", heading_close),
-                       ("link_open", link_open), ("table_open", table_open), ("table_close", table_close)):
+                       ("link_open", link_open), ("table_open", table_open), ("table_close", table_close),
+                       ("softbreak", softbreak)):
         md.add_render_rule(name, rule)
     return md
 
