@@ -77,7 +77,7 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
     elif cell.get("cell_type") == "code":
         bar = ""
         if "lite" in tags:
-            bar = (f'<div class="cell-bar" data-pagefind-ignore><span class="badge">纯 Python,可在浏览器里运行</span>'
+            bar = (f'<div class="cell-bar" data-pagefind-ignore><span class="badge">纯 Python · 可在浏览器里运行</span>'
                    f'<a class="run" href="{html.escape(run_url, quote=True)}#cell-{ident}">在浏览器里运行</a></div>')
         elif "raises-exception" in tags:
             bar = '<div class="cell-bar" data-pagefind-ignore><span class="badge warn">预期报错</span></div>'
