@@ -111,6 +111,9 @@ def test_page_chrome_sidebar_pager_toc_and_run_links(pages):
     assert lite and all("#cell-" in a["href"] for a in lite)
     assert soup.find("html")["lang"] == "zh-CN" and soup.select_one("main[data-pagefind-body]")
     assert not soup.select("#cell-site-banner"), "the JupyterLab-only banner cell is on the reading page"
+    # folded quiz answers are not indexed for search (a snippet would give them away)
+    answers = soup.select("details.answer")
+    assert answers and all(a.has_attr("data-pagefind-ignore") for a in answers)
     # maintainer cells are folded and stay out of the page's table of contents
     landing = _soup(out / next(p for p in written if p.rel == LANDING).html_path)
     assert landing.select("details.maintainer") and not [a for a in landing.select(".toc a") if "维护" in a.get_text()]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.cells import MAINTAINER_TAG
-from verify.contract import GENERIC_HEADINGS
+from verify.contract import FOLDED_ANSWER, GENERIC_HEADINGS
 
 from . import LANDING, render, stage
 
@@ -73,7 +73,11 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
     source = render.joined(cell.get("source"))
     if cell.get("cell_type") == "markdown":
         # a maintainer cell's headings stay out of the page's table of contents (its own env)
-        body = f'<div class="cell md" id="cell-{ident}">{md.render(source, {} if MAINTAINER_TAG in tags else env)}</div>'
+        rendered = md.render(source, {} if MAINTAINER_TAG in tags else env)
+        # folded quiz answers stay out of the search index: a result snippet would give them away
+        rendered = FOLDED_ANSWER.sub(
+            lambda m: m.group(0).replace("<details>", '<details class="answer" data-pagefind-ignore>', 1), rendered)
+        body = f'<div class="cell md" id="cell-{ident}">{rendered}</div>'
     elif cell.get("cell_type") == "code":
         bar = ""
         if "lite" in tags:
