@@ -149,36 +149,21 @@ def drop_extensions(output: Path, names=NOT_ON_SITE) -> list[str]:
     return dropped
 
 
-#: strings a reader meets in the notebook app that the zh-CN language pack does not translate
-EXTRA_ZH = {
-    "Clear Browser Data": "清除浏览器数据(会删掉你在本站保存的所有修改)",
-    "Select Last Modified Cell": "选中最后修改的单元格",
-    "Select Next Modified Cell": "选中下一个修改过的单元格",
-    "Click to open kernel logs": "点击查看内核日志",
-    "Cell Type": "单元格类型",
-    "left": "左",
-    "right": "右",
-}
-
-
 #: strings the notebook app asks the `notebook` domain for, which the pack translates only under `jupyterlab`
 BORROWED = ("No Kernel", "Download", "Table of Contents", "Close and Shut Down Notebook…", "More commands",
             "About %1", "Collapse %1 side panel", "Expand %1 side panel")
 
 
 def fill_translations(data: dict) -> None:
-    """Give every kept domain the BORROWED strings another domain translates, plus EXTRA_ZH.
+    """Give every kept domain the BORROWED strings another domain translates.
 
-    Strings that components write without any translator are left to course-app.js (its ZH table)."""
+    Strings the pack lacks, or that components write without any translator, are translated in the page
+    by course-app.js (its ZH table): one hand-written table, not two."""
     for key in BORROWED:
         value = next((dom[key] for dom in data.values() if isinstance(dom, dict) and key in dom), None)
         for dom in data.values():
             if value is not None and isinstance(dom, dict):
                 dom.setdefault(key, value)
-    for dom in data.values():
-        if isinstance(dom, dict):
-            for key, value in EXTRA_ZH.items():
-                dom.setdefault(key, [value])
 
 
 def _domain(name: str) -> str:

@@ -11,7 +11,7 @@ import shutil
 import urllib.parse
 from pathlib import Path
 
-from . import PACKAGE
+from . import PACKAGE, render
 
 BANNER_ID = "site-banner"
 SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
@@ -63,17 +63,14 @@ def join_lines(nb: dict) -> dict:
     first). Both forms are valid nbformat; the string is the one every front end reads right.
     Error tracebacks stay lists: that is their format, one entry per frame.
     """
-    def joined(value):
-        return "".join(value) if isinstance(value, list) else value
-
     for cell in nb.get("cells", []):
-        cell["source"] = joined(cell.get("source", ""))
+        cell["source"] = render.joined(cell.get("source", ""))
         for out in cell.get("outputs", []):
             if "text" in out:
-                out["text"] = joined(out["text"])
+                out["text"] = render.joined(out["text"])
             for mime, value in out.get("data", {}).items():
                 if not mime.endswith("json"):
-                    out["data"][mime] = joined(value)
+                    out["data"][mime] = render.joined(value)
     return nb
 
 
