@@ -66,7 +66,16 @@ def test_when_reference_answer_is_removed_then_exercise_complete_is_named(tmp_pa
     (lambda cells: cells.__setitem__(1, code("import jaxcourse")), "setup-cell"),
     (lambda cells: cells.__setitem__(1, code(SETUP.replace("github.com/", "gitlab.com/"), tags=["lite"])), "setup-cell"),
     (lambda cells: cells.insert(3, md("## 随便写的标题")), "section-order"),
-], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "setup-other-repository", "unknown-heading"])
+    (lambda cells: cells[_index(cells, "# ❌ 旧写法")].__setattr__("source", "# ❌ 旧写法\nx.device()"), "old-version"),
+    (lambda cells: cells[_index(cells, "# ✅ 推荐写法")].__setattr__("source", "# ✅ 正确写法\nprint(1)"), "old-new-pair"),
+    (lambda cells: cells[_index(cells, "# ✅ 正确写法")].__setattr__("source", "# ✅ 推荐写法\nprint(1)"), "old-new-pair"),
+    (lambda cells: cells.insert(4, code("# ❌ 不推荐\nprint(1)")), "stray-mark"),
+    (lambda cells: cells.insert(4, md("> ⚠️ 注意 少了冒号")), "callout-form"),
+    (lambda cells: cells.insert(4, md("#### ⚠️ 标题式警告")), "callout-form"),
+    (lambda cells: cells[_index(cells, "## 练习")].__setattr__(
+        "source", "## 练习\n\n### 练习 9.1 · 减半\n\n定义 `halve`。\n\n**限制\uff1a** 不用除法"), "exercise-rule"),
+], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "setup-other-repository", "unknown-heading",
+        "old-version", "crossed-pair", "crossed-pair-2", "stray-mark", "callout-colon", "callout-heading", "exercise-rule"])
 def test_when_a_rule_is_broken_then_it_is_named(tmp_path, mutation, rule):
     cells = chapter_cells()
     mutation(cells)
@@ -124,7 +133,7 @@ def test_when_stats_line_is_stale_then_stats_line_is_named(tmp_path):
     """A 「本章统计」 line with the real figures is clean; one with a wrong assert count is named."""
     cells = chapter_cells()
     summary = _index(cells, "## 小结与速查表")
-    cells[summary].source += "\n\n**本章统计**:练习 1 道、`assert` 1 个、单元格 16 个。"
+    cells[summary].source += "\n\n**本章统计**:练习 1 道、`assert` 1 个、单元格 18 个。"
     assert "stats-line" not in _rules(_executed(tmp_path, cells))
     cells[summary].source = cells[summary].source.replace("`assert` 1 个", "`assert` 7 个")
     stale = _executed(tmp_path, cells, name="99_测试章二.ipynb")

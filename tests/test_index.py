@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 
 FOLDER = ROOT / "content" / "入门"
-BUILDERS = ["build_index_入门.py", "build_core_path.py", "build_keyword_index.py"]
+BUILDERS = ["build_index_入门.py", "build_core_path.py", "build_keyword_index.py", "build_glossary.py"]
 
 
 def _tool(name, *args):

@@ -64,11 +64,11 @@ def build(folder: Path = FOLDER) -> object:
         parts.append(f"## {ch.name}\n\n" + "\n".join(rows))
     saved = 100 * (1 - total_core / total_all) if total_all else 0
     intro = ("# 入门 · 核心学习路径\n\n"
-             "第一遍学习只看这里列出的内容:每章的课程正文,加上标着「🟢 必读」的补充;「⚪ 选读」可以先跳过。"
+             "第一遍学习只看这里列出的内容：每章的课程正文，加上标着「🟢 必读」的补充；「⚪ 选读」可以先跳过。"
              "练习和测验建议每章学完就做。\n\n"
-             f"按核心路径学完入门课约需 **{total_core / 60:.1f} 小时**,整套入门(含全部补充、练习、测验和附录)约 {total_all / 60:.1f} 小时,"
+             f"按核心路径学完入门课约需 **{total_core / 60:.1f} 小时**，整套入门（含全部补充、练习、测验和附录）约 {total_all / 60:.1f} 小时，"
              f"能省下约 {saved:.0f}% 的时间。\n\n"
-             "> 时间是按单元格估算的:正文每分钟 300 个汉字(或 60 个英文单词),代码每分钟 8 行(读懂并运行)。")
+             "> 时间是按单元格估算的：正文每分钟 300 个汉字（或 60 个英文单词），代码每分钟 8 行（读懂并运行）。")
     return generated_page([intro] + parts, "tools/build_core_path.py")
 
 

@@ -65,7 +65,7 @@ def _entry(term: str, places) -> str:
 def build(folder: Path = FOLDER) -> object:
     """The keyword-index page."""
     concepts, apis = collect(folder)
-    intro = ("# 入门 · 关键词索引\n\n按概念或 API 查到讲它的章节和小节。概念来自各章的「🔑 关键词」,"
+    intro = ("# 入门 · 关键词索引\n\n按概念或 API 查到讲它的章节和小节。概念来自各章的「🔑 关键词」，"
              "API 是代码单元格里实际用到的每个公开 `jax.*` 名字。")
     concept_cell = "## 概念\n\n" + "\n".join(_entry(t, concepts[t]) for t in sorted(concepts))
     api_cell = "## API\n\n" + "\n".join(_entry(f"`{t}`", apis[t]) for t in sorted(apis))

@@ -4,7 +4,8 @@
 Usage: tools/check_selfcheck.py [PATH ...] [--jobs N]
 For each chapter the notebook runs once as shipped in a fresh `jax-study` kernel; then, in the
 same kernel, each exercise's names are removed and its reference answer (appendix) and each
-wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell) are run before its self-check.
+wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell, and rule_answers: answers that break a
+限制 of the statement) are run before its self-check.
 Also fails when a self-check's source or output contains a line of the reference answer.
 """
 
@@ -89,7 +90,7 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
             if PASS not in got:
                 add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
             outputs = [shipped, got]
-            for n, wrong in enumerate(ex.wrong_answers, 1):
+            for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
                 session.run(reset)
                 session.run(wrong)
                 got = session.run(check_src)

@@ -17,8 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from verify.cells import LITE_TAG, is_code, source_text, tags  # noqa: E402
-from verify.contract import (CHAPTER_KEYS, SECTION_KINDS, SECTION_TITLES, Chapter,  # noqa: E402
-                             parse_chapter, setup_source)
+from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, NEW_MARK, OLD_MARK, OLD_VERSION, RIGHT_MARK,  # noqa: E402
+                             SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
+                             setup_source)
 from verify.errors import VerifyError  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 
@@ -89,9 +90,22 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     for cell, folded in ch.quiz:
         if not folded:
             add(cell, "quiz-folded", "quiz answer must be folded in <details><summary>答案</summary>…</details>")
-    for old, new in ch.old_new:
-        if new is None:
-            add(old, "old-new-pair", "a `# ❌ 旧写法` cell must be immediately followed by a `# ✅ 推荐写法` code cell")
+    for pairs, bad, good in ((ch.old_new, OLD_MARK, NEW_MARK), (ch.wrong_right, WRONG_MARK, RIGHT_MARK)):
+        for old, new in pairs:
+            if new is None:
+                add(old, "old-new-pair", f"a `{bad}` cell must be immediately followed by a `{good}` code cell")
+    for old, _ in ch.old_new:
+        if not OLD_VERSION.search(first_line(cells[old])):
+            add(old, "old-version", f"`{OLD_MARK}` names an API JAX deprecated or removed: say in which version on this line, "
+                "e.g. `# ❌ 旧写法（0.4.31 移除）…`; a mistake that never worked is `# ❌ 错误写法` / `# ✅ 正确写法`")
+    for cell, head in ch.stray_marks:
+        add(cell, "stray-mark", f"`{head[:40]}` is not one of the pairs {OLD_MARK} → {NEW_MARK}, {WRONG_MARK} → {RIGHT_MARK} "
+            "(or its ❌ cell is missing right before it)")
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") == "markdown":
+            for line in source_text(cell).splitlines():
+                if "⚠️" in line and (line.lstrip().startswith("#") or (line.startswith("> ⚠️") and not CALLOUT.match(line))):
+                    add(i, "callout-form", f"a warning is written `{CALLOUT_MARK}…` (a quote line), not {line[:30]!r}")
     for i in code_cells:
         if cells[i].get("execution_count") is None:
             add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
@@ -141,7 +155,7 @@ def _check_sections(ch: Chapter, add) -> None:
         if s.kind != "course":
             continue
         if not s.link:
-            add(s.start, "course-section-link", "course section must open with `> 📖 课程原文:[标题](https://apxml.com/…)`")
+            add(s.start, "course-section-link", "course section must open with `> 📖 课程原文\uff1a[标题](https://apxml.com/…)`")
     if ch.sections:
         for s in ch.sections:
             if s.kind == "supplement" and not ch.supplements:
@@ -161,9 +175,13 @@ def _check_exercises(ch: Chapter, cells, add) -> None:
         if not ex.statement < ex.answer < ex.check:
             add(ex.answer, "exercise-complete", f"练习 {ex.id}: order must be statement → ✍️ 作答区 → 🧪 自检")
         if appendix is None or not appendix.start <= ex.reference < appendix.end:
-            add(ex.reference, "exercise-complete", f"练习 {ex.id}: 参考答案 must be in `## 附录:练习参考答案`")
+            add(ex.reference, "exercise-complete", f"练习 {ex.id}: 参考答案 must be in `## {SECTION_TITLES['appendix']}`")
         if not ex.wrong_answers:
             add(ex.check, "exercise-wrong-answer", f"练习 {ex.id}: 🧪 自检 cell needs metadata.course.wrong_answers (≥ 1 plausible wrong answer)")
+        if len(ex.rule_answers) < len(ex.rules):
+            add(ex.check, "exercise-rule", f"练习 {ex.id}: the statement states {len(ex.rules)} 限制 "
+                f"({'; '.join(ex.rules)}) but metadata.course.rule_answers holds {len(ex.rule_answers)}: add, for each, "
+                "an answer that breaks it and gives correct values (the self-check must reject it), or drop the rule")
         if not ex.names:
             add(ex.check, "exercise-complete", f"练习 {ex.id}: 🧪 自检 must call selfcheck(ID, names=[…], checks=[…])")
         body = [ln for ln in source_text(cells[ex.answer]).splitlines()[1:] if ln.strip() and not ln.strip().startswith("#")]

@@ -34,14 +34,14 @@ def saved_text(nb) -> str:
 
 
 def capstone_figures(nb) -> str:
-    """'测试准确率 X%(a/b),训练循环只编译 N 次', read from the capstone chapter's saved outputs."""
+    """'测试准确率 X%(a/b)，训练循环只编译 N 次', read from the capstone chapter's saved outputs."""
     text = saved_text(nb)
     acc, comp = CAPSTONE_ACCURACY.search(text), CAPSTONE_COMPILES.search(text)
     if not acc or not comp:
         raise SystemExit("ERROR the capstone chapter's saved outputs lack `测试准确率: 0.xxxx (a/b)` or "
                          "`训练循环编译次数: N`; run tools/run_all.py on it with --refresh first")
     pct = float(acc.group(1)) * 100
-    return f"测试准确率 {pct:.2f}%({acc.group(2)}/{acc.group(3)}),训练循环只编译 {comp.group(1)} 次"
+    return f"测试准确率 {pct:.2f}%({acc.group(2)}/{acc.group(3)})，训练循环只编译 {comp.group(1)} 次"
 
 
 def chapter_table(config: IndexConfig) -> str:
@@ -51,7 +51,7 @@ def chapter_table(config: IndexConfig) -> str:
         meta = ch.chapter.meta
         specials = meta.get("specials", "")
         if config.capstone_prefix and ch.path.name.startswith(config.capstone_prefix):
-            specials += f";综合项目:{capstone_figures(ch.nb)}"
+            specials += f"；综合项目：{capstone_figures(ch.nb)}"
         notes = f"{ch.chapter.update_notes} 条" if ch.chapter.update_notes else "—"
         rows.append(f"| {int(meta.get('chapter', ch.name[:2]))} | {link(ch.path, None, ch.name)} | "
                     f"{meta.get('topics', '')} | {specials} | {notes} |")

@@ -3,7 +3,7 @@
 
 Usage: tools/lint_notebooks.py [PATH ...]   (default content/)   exit 1 when any rule breaks.
 Rules: execution-order, outputs-without-run, machine-path, ansi-in-text, image-budget,
-harness-frame, glyph-missing, undeclared-warning.
+harness-frame, glyph-missing, undeclared-warning, long-traceback, zh-punctuation, term.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verify.cells import SKIP_TAG, is_code, tags, warning_declared  # noqa: E402
+from verify.cells import SKIP_TAG, is_code, source_text, tags, warning_declared  # noqa: E402
+from verify.normalize import ANSI as ANSI_CODE  # noqa: E402
+from verify.punctuation import prose_text, problems as punctuation_problems  # noqa: E402
 from verify.compare import WARNING_LINE  # noqa: E402
 from verify.notebook_io import load_notebook  # noqa: E402
 from verify.runner import find_notebooks  # noqa: E402
@@ -27,6 +29,39 @@ MACHINE_PATH = re.compile(r"(/tmp/[\w.-]+|/home/[\w.-]+|/Users/[\w.-]+|/root/[\w
 ANSI = re.compile(r"\x1b\[")
 HARNESS = re.compile(r"(verify/(execute|worker|runner)\.py|nbclient/|jupyter_client/|ipykernel_launcher)")
 GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
+#: a saved traceback holds at most this many lines besides the error message (jaxcourse's short form: a
+#: rule, the header, and two lines for each of at most 3 cell frames)
+TRACEBACK_LINES = 8
+GLOSSARY = ROOT / "tools" / "glossary.toml"
+
+
+def rejected_terms() -> list[tuple[re.Pattern, str]]:
+    """(pattern, the term to use) for every `reject` of tools/glossary.toml."""
+    import tomllib
+
+    data = tomllib.loads(GLOSSARY.read_text(encoding="utf-8"))
+    return [(re.compile(r), t["zh"]) for t in data.get("term", []) for r in t.get("reject", [])]
+
+
+def traceback_excess(out: dict) -> int:
+    """Lines a saved error shows beyond its message and the short traceback's frames (0 when short)."""
+    text = ANSI_CODE.sub("", "\n".join(out.get("traceback", [])))
+    message = f"{out.get('ename', '')}: {out.get('evalue', '')}"
+    return max(0, text.count("\n") + 1 - (message.count("\n") + 1) - TRACEBACK_LINES)
+
+
+def prose_problems(cell, terms) -> list[tuple[str, str]]:
+    """(rule, message) for the Chinese prose of a cell: markdown, or a code cell's comments."""
+    code = cell.get("cell_type") == "code"
+    text = source_text(cell)
+    out = [("zh-punctuation", f"half-width punctuation in Chinese prose near {p!r}: run tools/zh_punct.py")
+           for p in punctuation_problems(text, code=code)[:3]]
+    prose = prose_text(text, code=code)
+    for pattern, term in terms:
+        m = pattern.search(prose)
+        if m:
+            out.append(("term", f"{m.group(0)!r}: the course says {term!r} (tools/glossary.toml, CONTRIBUTING §11)"))
+    return out
 
 
 def _text(v) -> str:
@@ -37,13 +72,17 @@ def lint(path: Path) -> list[str]:
     """Problems of one notebook as 'path: cell N (id X): [rule] message'."""
     nb = load_notebook(path)
     problems = []
+    terms = rejected_terms()
     expected, order_ok = 1, True
     for i, cell in enumerate(nb.cells):
-        if cell.get("cell_type") != "code":
-            continue
 
         def add(rule, msg):
             problems.append(f"{path}: cell {i + 1} (id {cell.get('id', '')}): [{rule}] {msg}")
+
+        for rule, msg in prose_problems(cell, terms):
+            add(rule, msg)
+        if cell.get("cell_type") != "code":
+            continue
 
         count, outputs = cell.get("execution_count"), cell.get("outputs", [])
         if is_code(cell) and SKIP_TAG not in tags(cell) and order_ok:
@@ -59,6 +98,9 @@ def lint(path: Path) -> list[str]:
                 [_text(v) for k, v in out.get("data", {}).items() if k.startswith("text/")]
             if kind == "error":
                 texts = ["\n".join(out.get("traceback", []))]
+                if traceback_excess(out):
+                    add("long-traceback", f"the saved traceback has {traceback_excess(out)} line(s) more than the short form: "
+                        "refresh with tools/run_all.py PATH --refresh (the harness saves short tracebacks)")
             for t in texts:
                 m = MACHINE_PATH.search(t)
                 if m:

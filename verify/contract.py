@@ -20,22 +20,33 @@ SECTION_TITLES = {
     "quiz": "测验",
     "updates": "本章更新说明",
     "summary": "小结与速查表",
-    "appendix": "附录:练习参考答案",
+    "appendix": "附录\uff1a练习参考答案",
 }
 COURSE_HEADING = re.compile(r"^(\d+\.\d+) +(.+)$")  # "## 1.2 JAX 与 NumPy"
-COURSE_LINK = re.compile(r"^> 📖 课程原文:\[[^\]]+\]\((https://apxml\.com/[^)\s]+)\)", re.M)
+COURSE_LINK = re.compile(r"^> 📖 课程原文[:\uff1a]\[[^\]]+\]\((https://apxml\.com/[^)\s]+)\)", re.M)
 SUPPLEMENT_HEADING = re.compile(r"^### (🟢 必读|⚪ 选读) · (.+)$", re.M)
 EXERCISE_HEADING = re.compile(r"^### 练习 (\d+\.\d+) · (.+)$", re.M)
 QUIZ_HEADING = re.compile(r"^### 第 (\d+) 题", re.M)
+#: a rule of an exercise statement ("限制：不用 jnp.bincount"): each needs an answer in
+#: metadata.course.rule_answers that breaks it (with correct values), which the self-check must reject
+EXERCISE_RULE = re.compile(r"^(?:[-*] )?\*{0,2}限制[:\uff1a]\*{0,2}\s*(.+)$", re.M)
 FOLDED_ANSWER = re.compile(r"<details>\s*<summary>答案</summary>", re.S)
 UPDATE_ITEM = re.compile(r"^\d+\. ", re.M)
 ANSWER_MARK = re.compile(r"^# ✍️ 作答区 \[练习 (\d+\.\d+)\]")
 CHECK_MARK = re.compile(r"^# 🧪 自检 \[练习 (\d+\.\d+)\]")
 REFERENCE_MARK = re.compile(r"^# 参考答案 \[练习 (\d+\.\d+)\]")
+#: two kinds of ❌/✅ pair: an API that JAX deprecated or removed (the ❌ line names that version),
+#: and a mistake that never worked (or works and gives a wrong answer)
 OLD_MARK = "# ❌ 旧写法"
 NEW_MARK = "# ✅ 推荐写法"
-CALLOUT = re.compile(r"^> ⚠️ 注意", re.M)
-KEYWORDS = re.compile(r"^🔑 关键词:(.+)$", re.M)
+WRONG_MARK = "# ❌ 错误写法"
+RIGHT_MARK = "# ✅ 正确写法"
+PAIR_MARKS = {OLD_MARK: NEW_MARK, WRONG_MARK: RIGHT_MARK}
+#: the JAX version an outdated API changed in, on the `# ❌ 旧写法` line: "(0.4.31 移除)", "JAX 0.5 起弃用" …
+OLD_VERSION = re.compile(r"\b0\.\d+(?:\.\d+)*\b")
+CALLOUT_MARK = "> ⚠️ 注意\uff1a"
+CALLOUT = re.compile("^" + re.escape(CALLOUT_MARK), re.M)
+KEYWORDS = re.compile(r"^🔑 关键词[:\uff1a](.+)$", re.M)
 CHAPTER_KEYS = ("part", "chapter", "title", "topics", "specials")
 #: the two H3 headings of every course section: repeated, so never a link target
 GENERIC_HEADINGS = frozenset({"课程讲解", "课程代码"})
@@ -43,7 +54,7 @@ GENERIC_HEADINGS = frozenset({"课程讲解", "课程代码"})
 #: the helper package is found in .venv (./dev setup), one folder up (reading site, a clone), or installed
 #: from the course repository where neither exists (Colab); JAXCOURSE_SOURCE overrides the pip source.
 SETUP_TEMPLATE = """\
-# 准备:导入课程辅助包 jaxcourse(本地 .venv、阅读站点里都有;Colab 里第一次运行时从 GitHub 安装)
+# 准备\uff1a导入课程辅助包 jaxcourse\uff08本地 .venv、阅读站点里都有\uff1bColab 里第一次运行时从 GitHub 安装\uff09
 try:
     import jaxcourse
 except ImportError:
@@ -92,6 +103,8 @@ class Exercise:
     check: int | None = None
     reference: int | None = None
     wrong_answers: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # 限制 lines of the statement
+    rule_answers: list[str] = field(default_factory=list)  # answers that break a rule: must not pass
     names: list[str] = field(default_factory=list)
 
 
@@ -105,7 +118,9 @@ class Chapter:
     exercises: dict[str, Exercise] = field(default_factory=dict)
     quiz: list[tuple[int, bool]] = field(default_factory=list)  # (cell, answer folded)
     update_notes: int = 0
-    old_new: list[tuple[int, int | None]] = field(default_factory=list)  # (old cell, new cell or None)
+    old_new: list[tuple[int, int | None]] = field(default_factory=list)  # ❌ 旧写法: (old cell, new cell or None)
+    wrong_right: list[tuple[int, int | None]] = field(default_factory=list)  # ❌ 错误写法: (cell, fix or None)
+    stray_marks: list[tuple[int, str]] = field(default_factory=list)  # (cell, first line) of a ❌/✅ cell out of pairs
     callouts: int = 0
     keywords: list[tuple[str, int]] = field(default_factory=list)  # (term, cell)
     asserts: int = 0
@@ -197,11 +212,12 @@ def parse_chapter(nb) -> Chapter:
             for m in EXERCISE_HEADING.finditer(text):
                 ex = chapter.exercises.setdefault(m.group(1), Exercise(m.group(1)))
                 ex.statement, ex.title = i, m.group(2).strip()
+                ex.rules = [r.group(1).strip() for r in EXERCISE_RULE.finditer(text)]
             if QUIZ_HEADING.search(text):
                 chapter.quiz.append((i, bool(FOLDED_ANSWER.search(text))))
             chapter.callouts += len(CALLOUT.findall(text))
             for m in KEYWORDS.finditer(text):
-                for term in re.split(r"[、,,]", m.group(1)):
+                for term in re.split(r"[、,\uff0c]", m.group(1)):
                     if term.strip():
                         chapter.keywords.append((term.strip(), i))
         elif cell.get("cell_type") == "code":
@@ -214,11 +230,9 @@ def parse_chapter(nb) -> Chapter:
                     setattr(ex, attr, i)
                     if attr == "check":
                         ex.wrong_answers = list(course_meta(cell).get("wrong_answers", []))
+                        ex.rule_answers = list(course_meta(cell).get("rule_answers", []))
                         ex.names = selfcheck_names(text)
-            if head.startswith(OLD_MARK):
-                nxt = cells[i + 1] if i + 1 < len(cells) else None
-                ok = nxt is not None and nxt.get("cell_type") == "code" and first_line(nxt).startswith(NEW_MARK)
-                chapter.old_new.append((i, i + 1 if ok else None))
+            _pair_mark(chapter, cells, i, head)
     if chapter.sections:
         chapter.sections[-1].end = len(cells)
     updates = [s for s in chapter.sections if s.kind == "updates"]
@@ -226,3 +240,17 @@ def parse_chapter(nb) -> Chapter:
         chapter.update_notes += sum(len(UPDATE_ITEM.findall(source_text(c)))
                                     for c in cells[s.start:s.end] if c.get("cell_type") == "markdown")
     return chapter
+
+
+def _pair_mark(chapter: Chapter, cells, i: int, head: str) -> None:
+    """Record cell i if its first line is a ❌/✅ mark: a ❌ with its ✅ (the next code cell), or a stray one."""
+    for bad, good in PAIR_MARKS.items():
+        if head.startswith(bad):
+            nxt = cells[i + 1] if i + 1 < len(cells) else None
+            ok = nxt is not None and nxt.get("cell_type") == "code" and first_line(nxt).startswith(good)
+            (chapter.old_new if bad == OLD_MARK else chapter.wrong_right).append((i, i + 1 if ok else None))
+            return
+    if head.startswith(("# ❌", "# ✅")):
+        prev = first_line(cells[i - 1]) if i > 0 and cells[i - 1].get("cell_type") == "code" else ""
+        if not any(head.startswith(good) and prev.startswith(bad) for bad, good in PAIR_MARKS.items()):
+            chapter.stray_marks.append((i, head))

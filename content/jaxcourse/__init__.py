@@ -1,22 +1,24 @@
-"""jaxcourse:课程 notebook 共用的小工具。
+"""jaxcourse：课程 notebook 共用的小工具。
 
-导入时只用标准库;需要 JAX / NumPy 的函数在调用时才导入它们,所以在浏览器里的
-Pyodide 内核(没有 JAX)里也能 `import jaxcourse`。
+导入时只用标准库；需要 JAX / NumPy 的函数在调用时才导入它们，所以在浏览器里的
+Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 
-- selfcheck:练习自检(✅ / ⏳ / ❌)
-- expect_error / expect_warning:旧写法的预期报错、预期警告,并断言其类型
-- count_compiles:统计一段代码里某个函数被 XLA 编译了几次
-- compile_budget:编译预算,超出次数就报错并说明什么重新编译了、为什么
-- platform_info / in_browser / run_python:平台探测
-- figure / use_cjk_font:画图前选好中文字体,中文标签不会变成方框
+- selfcheck：练习自检（✅ / ⏳ / ❌）
+- forbid：检查练习的“限制”（with 块里禁止调用某些函数）
+- expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
+- count_compiles：统计一段代码里某个函数被 XLA 编译了几次
+- compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
+- platform_info / in_browser / run_python：平台探测
+- figure / use_cjk_font：画图前选好中文字体，中文标签不会变成方框
 """
 
 import sys as _sys
 
 from .budget import CompileBudgetExceeded, compile_budget
-from .checks import expect_error, expect_warning, selfcheck
+from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
 from .compiles import count_compiles
-from .display import figure, install_cell_names, install_traceback_paths, install_warning_format, use_cjk_font
+from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
+                      install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
 
 __all__ = [
@@ -26,6 +28,8 @@ __all__ = [
     "expect_error",
     "expect_warning",
     "figure",
+    "forbid",
+    "ForbiddenCall",
     "in_browser",
     "platform_info",
     "run_python",
@@ -33,11 +37,12 @@ __all__ = [
     "use_cjk_font",
 ]
 
-install_warning_format()  # 警告和 traceback 里不出现本机路径(保存的输出要能在任何机器上原样发布)
+install_warning_format()  # 警告和 traceback 里不出现本机路径（保存的输出要能在任何机器上原样发布）
 install_traceback_paths()
 install_cell_names()
+install_short_tracebacks()  # 发布模式：保存的报错只留单元格里的调用和报错本身
 
-if _sys.platform == "emscripten":  # 浏览器里的 Pyodide 内核:把 “没有 JAX” 换成中文说明
+if _sys.platform == "emscripten":  # 浏览器里的 Pyodide 内核：把 “没有 JAX” 换成中文说明
     try:
         from . import browser as _browser
 

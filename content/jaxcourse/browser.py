@@ -1,8 +1,8 @@
-"""浏览器(JupyterLite 的 Pyodide 内核)里的友好提示:导入 JAX、NumPy 等失败时说明原因和真正运行的办法。
+"""浏览器（JupyterLite 的 Pyodide 内核）里的友好提示：导入 JAX、NumPy 等失败时说明原因和真正运行的办法。
 
-只用标准库。`install()` 在 `sys.meta_path` 里 PathFinder 之后挂一个查找器:真正装了的包照常导入,
-找不到时抛 `NeedsRealPythonError`(ModuleNotFoundError 的子类,`except ImportError` 照样接得住),
-IPython 用它的 `_render_traceback_` 只显示几行中文,而不是一长串 traceback。
+只用标准库。`install()` 在 `sys.meta_path` 里 PathFinder 之后挂一个查找器：真正装了的包照常导入，
+找不到时抛 `NeedsRealPythonError`（ModuleNotFoundError 的子类，`except ImportError` 照样接得住），
+IPython 用它的 `_render_traceback_` 只显示几行中文，而不是一长串 traceback。
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from pathlib import Path
 
 JAX_VERSION = "0.12.0.1"
 
-#: 浏览器里没有(或离线站点里没有)的顶层包:JAX 全家和课程用到的科学计算包。
+#:浏览器里没有（或离线站点里没有）的顶层包：JAX 全家和课程用到的科学计算包。
 NEEDS_REAL_PYTHON = frozenset({
     "jax", "jaxlib", "numpy", "optax", "flax", "orbax", "chex", "scipy", "sklearn", "matplotlib",
 })
 
-#: 课程里需要 JAX 的单元格定义的名字(import jax.numpy as jnp ……):浏览器里用到它们却没有定义,
-#: 说明定义它们的那一格在这里跑不了,而不是读者写错了名字
+#:课程里需要 JAX 的单元格定义的名字（import jax.numpy as jnp ……）：浏览器里用到它们却没有定义，
+#:说明定义它们的那一格在这里跑不了，而不是读者写错了名字
 COURSE_NAMES = frozenset({"jax", "jnp", "np", "lax", "optax", "nnx", "flax", "ocp", "plt"})
 
-#: 站点构建时写在本包旁边的配置(仓库地址、分支);本地运行时不存在。
+#:站点构建时写在本包旁边的配置（仓库地址、分支）；本地运行时不存在。
 SITE_CONFIG = Path(__file__).with_name("_site.json")
 
 
@@ -40,13 +40,13 @@ def message_lines(module: str) -> list[str]:
     cfg = site_config()
     repo = cfg.get("repository", "")
     clone = f"git clone https://github.com/{repo}.git" if repo else "克隆本课程的仓库"
-    why = "" if module == "jax" else "(本课程的代码要用它和 JAX)"
+    why = "" if module == "jax" else "（本课程的代码要用它和 JAX）"
     return [
-        f"🌐 浏览器里的 Python(Pyodide)没有 {module}{why},所以这一格在这里跑不了。",
-        f"   课程里保存的输出都来自真实的 JAX {JAX_VERSION}(CPU),照着读就行。",
-        "   想亲手运行:",
-        "   · 点本章顶部的「在 Colab 中打开」;",
-        f"   · 或在自己的电脑上运行 {clone} ,按 README 执行 ./dev setup,"
+        f"🌐 浏览器里的 Python(Pyodide)没有 {module}{why}，所以这一格在这里跑不了。",
+        f"   课程里保存的输出都来自真实的 JAX {JAX_VERSION}(CPU)，照着读就行。",
+        "   想亲手运行：",
+        "   · 点本章顶部的「在 Colab 中打开」；",
+        f"   · 或在自己的电脑上运行 {clone} ，按 README 执行 ./dev setup,"
         "再用内核「Python (JAX 学习)」打开这个 notebook。",
     ]
 
@@ -54,9 +54,9 @@ def message_lines(module: str) -> list[str]:
 def name_error_lines(name: str, error: str) -> list[str]:
     """The Chinese lines shown instead of a NameError for a name that a JAX cell would have defined."""
     return [
-        f"🌐 `{name}` 没有定义:它由前面某个需要 JAX 的单元格定义,而那样的单元格在浏览器里跑不了。",
+        f"🌐 `{name}` 没有定义：它由前面某个需要 JAX 的单元格定义，而那样的单元格在浏览器里跑不了。",
         *message_lines("jax")[1:],
-        f"   (原始报错:NameError: {error})",
+        f"   (原始报错：NameError: {error})",
     ]
 
 

@@ -1,16 +1,16 @@
-"""编译预算:一段代码最多允许编译 N 次,超出就报错,并说明是什么重新编译了、为什么。
+"""编译预算：一段代码最多允许编译 N 次，超出就报错，并说明是什么重新编译了、为什么。
 
     with compile_budget(max_compiles=1, name="train") as b:
         train(params, data)
     assert b.count == 1
 
-    @compile_budget(max_compiles=1, name="step")     # 装饰器:每次调用各有一份预算
+    @compile_budget(max_compiles=1, name="step")     # 装饰器：每次调用各有一份预算
     def run_epoch(...): ...
 
-编译次数来自 `compiles.py` 的编译事件(`jax.monitoring`);“为什么”来自
-`jax.explain_cache_misses()`:它把每次追踪缓存未命中的原因写到日志记录器 `jax`
-(及其子记录器)里,预算在 with 块里把这些日志收下来,写进超支报告。
-导入本模块只用标准库;JAX 在进入 with 块时才导入。
+编译次数来自 `compiles.py` 的编译事件（`jax.monitoring`）；“为什么”来自
+`jax.explain_cache_misses()`：它把每次追踪缓存未命中的原因写到日志记录器 `jax`
+（及其子记录器）里，预算在 with 块里把这些日志收下来，写进超支报告。
+导入本模块只用标准库；JAX 在进入 with 块时才导入。
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ __all__ = ["CompileBudget", "CompileBudgetExceeded", "compile_budget"]
 
 _LOGGER = "jax"
 _MISS_MARK = "CACHE MISS"
-# jax.log_compiles() 在每次编译前写的一行:函数名和输入的形状/类型(不含静态参数)
+# jax.log_compiles() 在每次编译前写的一行：函数名和输入的形状/类型（不含静态参数）
 _SIGNATURE = re.compile(r"^Compiling (\S+) with global shapes and types \((.*)\)\. Argument mapping", re.S)
 _SHAPED = re.compile(r"ShapedArray\(([^()]*)\)")
-_OBJECT_ID = re.compile(r" id=\d+")  # 函数对象的 id 每次运行都不同,报告里去掉
+_OBJECT_ID = re.compile(r" id=\d+")  # 函数对象的 id 每次运行都不同，报告里去掉
 
 
 class CompileBudgetExceeded(AssertionError):
-    """编译次数超出预算;消息就是 `CompileBudget.report()` 的可读报告。"""
+    """编译次数超出预算；消息就是 `CompileBudget.report()` 的可读报告。"""
 
 
 class _Timeline(CompileLog):
-    """按发生顺序记下编译事件(("compile", 函数名))和缓存未命中说明(("miss", 文本))。"""
+    """按发生顺序记下编译事件 ("compile", 函数名) 和缓存未命中说明 ("miss", 文本)。"""
 
     def __init__(self, name: str | None) -> None:
         super().__init__(name)
@@ -49,12 +49,12 @@ class _Timeline(CompileLog):
 
 
 class _MissHandler(logging.Handler):
-    """收下写到记录器 `jax` 的“CACHE MISS”说明(explain_cache_misses)和编译签名(log_compiles)。"""
+    """收下写到记录器 `jax` 的“CACHE MISS”说明（explain_cache_misses）和编译签名（log_compiles）。"""
 
     def __init__(self, timeline: _Timeline, name: str | None) -> None:
         super().__init__(logging.DEBUG)
         self.timeline = timeline
-        # 说明里这样提到函数:"never seen function:\n    f id=…" 或 "for f defined at …"
+        # 说明里这样提到函数："never seen function:\n    f id=…" 或 "for f defined at …"
         self.pattern = None if name is None else re.compile(
             rf"(?:never seen function:\s+|for ){re.escape(name)} (?:id=|defined at)")
 
@@ -77,17 +77,17 @@ class _MissHandler(logging.Handler):
 
 
 class CompileBudget:
-    """一份编译预算:with 块(或被装饰函数的一次调用)里最多 `max_compiles` 次编译。
+    """一份编译预算：with 块（或被装饰函数的一次调用）里最多 `max_compiles` 次编译。
 
-    name:只数名为 name 的函数(与 `count_compiles` 相同,"f" 匹配 jit(f));None 数所有编译,
-    包括逐条执行(eager)的小运算。explain:是否打开 `jax.explain_cache_misses()` 和 `jax.log_compiles()`
-    收集原因和每次编译的输入类型(这些日志在块里被预算收下,不再打印)。
-    超支时在 with 块结束处抛出 `CompileBudgetExceeded`;块里已经抛出的异常原样传出。
+    name：只数名为 name 的函数（与 `count_compiles` 相同，"f" 匹配 jit(f)）；None 数所有编译，
+    包括逐条执行（eager）的小运算。explain：是否打开 `jax.explain_cache_misses()` 和 `jax.log_compiles()`
+    收集原因和每次编译的输入类型（这些日志在块里被预算收下，不再打印）。
+    超支时在 with 块结束处抛出 `CompileBudgetExceeded`；块里已经抛出的异常原样传出。
     """
 
     def __init__(self, max_compiles: int = 1, name: str | None = None, *, explain: bool = True) -> None:
         if not isinstance(max_compiles, int) or max_compiles < 0:
-            raise ValueError(f"max_compiles 必须是不小于 0 的整数,收到 {max_compiles!r}")
+            raise ValueError(f"max_compiles 必须是不小于 0 的整数，收到 {max_compiles!r}")
         self.max_compiles = max_compiles
         self.name = name
         self.explain = explain
@@ -101,17 +101,17 @@ class CompileBudget:
 
     @property
     def names(self) -> list[str]:
-        """每次编译的函数名(按顺序),例如 ['jit(train)']。"""
+        """每次编译的函数名（按顺序），例如 ['jit(train)']。"""
         return list(self._timeline.names)
 
     @property
     def explanations(self) -> list[str]:
-        """收集到的缓存未命中说明(按顺序,已去掉每次运行都不同的对象 id)。"""
+        """收集到的缓存未命中说明（按顺序，已去掉每次运行都不同的对象 id）。"""
         return [text for kind, text in self._timeline.events if kind == "miss"]
 
     @property
     def signatures(self) -> list[str]:
-        """每次编译的输入形状和类型(来自 jax.log_compiles,不含静态参数),例如 ['(float32[3])']。"""
+        """每次编译的输入形状和类型（来自 jax.log_compiles，不含静态参数），例如 ['(float32[3])']。"""
         return [text for kind, text in self._timeline.events if kind == "signature"]
 
     @property
@@ -123,8 +123,8 @@ class CompileBudget:
         return f"「{self.name}」" if self.name is not None else "这段代码"
 
     def report(self) -> str:
-        """可读的报告:预算、实际次数、每次编译的输入类型及其前面的缓存未命中说明。"""
-        lines = [f"编译预算:{self._label()}最多允许编译 {self.max_compiles} 次,实际编译了 {self.count} 次。"]
+        """可读的报告：预算、实际次数、每次编译的输入类型及其前面的缓存未命中说明。"""
+        lines = [f"编译预算：{self._label()}最多允许编译 {self.max_compiles} 次，实际编译了 {self.count} 次。"]
         pending: list[str] = []
         signature = ""
         seen: dict[str, int] = {}  # 输入签名 → 第一次以它编译的序号
@@ -137,31 +137,31 @@ class CompileBudget:
                 signature = text
                 continue
             k += 1
-            head = f"第 {k} 次编译:{text}"
+            head = f"第 {k} 次编译：{text}"
             if signature:
-                head += f",输入 {signature}"
+                head += f"，输入 {signature}"
             lines.append(head + ("  ← 超出预算" if k > self.max_compiles else ""))
             key = f"{text} {signature}"
             if signature and key in seen:
-                lines.append(f"    注意:输入的形状和类型与第 {seen[key]} 次编译完全相同,变化在别处"
-                             "(静态参数的值、pytree 结构、jax.config 配置,或者是另一个同名函数)")
+                lines.append(f"    注意：输入的形状和类型与第 {seen[key]} 次编译完全相同，变化在别处"
+                             "（静态参数的值、pytree 结构、jax.config 配置，或者是另一个同名函数）")
             elif signature:
                 seen[key] = k
             for miss in pending:
-                lines.append("    原因(jax.explain_cache_misses):")
+                lines.append("    原因（jax.explain_cache_misses）：")
                 lines += ["      " + ln for ln in miss.splitlines()]
             if not pending and self.explain:
-                lines.append("    原因:JAX 没有给出说明(逐条执行(eager)的小运算,或不经过 jit 追踪缓存的编译)")
+                lines.append("    原因：JAX 没有给出说明（逐条执行（eager）的小运算，或不经过 jit 追踪缓存的编译）")
             pending, signature = [], ""
         if pending:
-            lines.append(f"另有 {len(pending)} 条缓存未命中说明之后没有发生编译(重新追踪的结果命中了编译缓存):")
+            lines.append(f"另有 {len(pending)} 条缓存未命中说明之后没有发生编译（重新追踪的结果命中了编译缓存）：")
             for miss in pending:
                 lines += ["      " + ln for ln in miss.splitlines()]
         return "\n".join(lines)
 
     def __enter__(self) -> "CompileBudget":
         if self._stack is not None:
-            raise RuntimeError("同一个 CompileBudget 不能嵌套进入;每个 with 块请新建一个")
+            raise RuntimeError("同一个 CompileBudget 不能嵌套进入；每个 with 块请新建一个")
         self._timeline = _Timeline(self.name)
         stack = ExitStack()
         if self.explain:
@@ -187,7 +187,7 @@ class CompileBudget:
         return False
 
     def __call__(self, fn):
-        """装饰器写法:被装饰函数的每次调用都在一份新的同样预算里运行。"""
+        """装饰器写法：被装饰函数的每次调用都在一份新的同样预算里运行。"""
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -204,5 +204,5 @@ class CompileBudget:
 
 
 def compile_budget(max_compiles: int = 1, name: str | None = None, *, explain: bool = True) -> CompileBudget:
-    """编译预算:`with compile_budget(1, name="train") as b: ...`,或当装饰器用;超支抛 CompileBudgetExceeded。"""
+    """编译预算：`with compile_budget(1, name="train") as b: ...`，或当装饰器用；超支抛 CompileBudgetExceeded。"""
     return CompileBudget(max_compiles, name, explain=explain)

@@ -1,4 +1,4 @@
-"""练习自检,以及旧写法的预期报错 / 预期警告。"""
+"""练习自检，以及旧写法的预期报错 / 预期警告。"""
 
 from __future__ import annotations
 
@@ -11,51 +11,51 @@ PASS, PENDING, FAIL = "✅", "⏳", "❌"
 
 
 def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace: dict | None = None) -> None:
-    """运行练习 `exercise` 的自检,打印 ✅ / ⏳ / ❌ 中的一种。
+    """运行练习 `exercise` 的自检，打印 ✅ / ⏳ / ❌ 中的一种。
 
-    names:题目要求定义的名字;任何一个还没定义就显示 ⏳,不做检查。
-    checks:(无参函数, 提示) 的列表,按顺序检查;第一个不成立的显示 ❌ 和它的提示。
-    提示只说哪里不对,不给出期望的答案;检查函数抛出的异常也只显示类型和消息。
+    names：题目要求定义的名字；任何一个还没定义就显示 ⏳，不做检查。
+    checks：（无参函数，提示）的列表，按顺序检查；第一个不成立的显示 ❌ 和它的提示。
+    提示只说哪里不对，不给出期望的答案；检查函数抛出的异常也只显示类型和消息。
     """
     ns = namespace if namespace is not None else sys._getframe(1).f_globals
     missing = [n for n in names if n not in ns]
     if missing:
-        print(f"{PENDING} 练习 {exercise}:还没有定义 {'、'.join(missing)}。"
-              "先在上面的 ✍️ 作答区写好代码并运行,再运行本格。")
+        print(f"{PENDING} 练习 {exercise}：还没有定义 {'、'.join(missing)}。"
+              "先在上面的 ✍️ 作答区写好代码并运行，再运行本格。")
         return
     for check, hint in checks:
         try:
             ok = bool(check())
-        except Exception as exc:  # 学习者的代码可能抛出任何异常:报告类型,不中断 notebook
-            print(f"{FAIL} 练习 {exercise}:{hint}(检查时出错:{type(exc).__name__}: {exc})")
+        except Exception as exc:  # 学习者的代码可能抛出任何异常：报告类型，不中断 notebook
+            print(f"{FAIL} 练习 {exercise}:{hint}(检查时出错：{type(exc).__name__}: {exc})")
             return
         if not ok:
             print(f"{FAIL} 练习 {exercise}:{hint}")
             return
-    print(f"{PASS} 练习 {exercise}:通过!")
+    print(f"{PASS} 练习 {exercise}：通过！")
 
 
 @contextmanager
 def expect_error(error_type: type[BaseException], match: str | None = None):
-    """断言代码块抛出 error_type(消息可选地匹配正则 match),并打印真实的报错。
+    """断言代码块抛出 error_type（消息可选地匹配正则 match），并打印真实的报错。
 
-    没有报错、或报了别的类型,都会让本单元格失败,这样 JAX 行为一变,校验就会发现。
+    没有报错、或报了别的类型，都会让本单元格失败，这样 JAX 行为一变，校验就会发现。
     """
     try:
         yield
     except error_type as exc:
         message = str(exc)
         if match is not None and not re.search(match, message):
-            raise AssertionError(f"报错类型对了,但消息不含 {match!r}:{message}") from exc
+            raise AssertionError(f"报错类型对了，但消息不含 {match!r}:{message}") from exc
         first = message.strip().splitlines()[0] if message.strip() else ""
         print(f"预期中的报错 → {type(exc).__name__}: {first}")
     else:
-        raise AssertionError(f"预期这里会抛出 {error_type.__name__},但代码正常运行了")
+        raise AssertionError(f"预期这里会抛出 {error_type.__name__}，但代码正常运行了")
 
 
 @contextmanager
 def expect_warning(category: type[Warning], match: str | None = None):
-    """断言代码块发出 category 类警告(消息可选地匹配 match),并打印它。"""
+    """断言代码块发出 category 类警告（消息可选地匹配 match），并打印它。"""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield caught
@@ -63,7 +63,42 @@ def expect_warning(category: type[Warning], match: str | None = None):
             and (match is None or re.search(match, str(w.message)))]
     if not hits:
         seen = "、".join(f"{w.category.__name__}: {w.message}" for w in caught) or "没有任何警告"
-        raise AssertionError(f"预期 {category.__name__}" + (f"(含 {match!r})" if match else "") + f",实际:{seen}")
+        raise AssertionError(f"预期 {category.__name__}" + (f"(含 {match!r})" if match else "") + f"，实际：{seen}")
     for w in hits:
         first = str(w.message).strip().splitlines()[0]
         print(f"预期中的警告 → {w.category.__name__}: {first}")
+
+
+class ForbiddenCall(AssertionError):
+    """练习限制里禁止的函数被调用了。"""
+
+
+@contextmanager
+def forbid(*names: str):
+    """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"）就抛 ForbiddenCall。
+
+    进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
+    在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
+    违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
+    """
+    import importlib
+
+    import jax
+
+    saved = []
+    for name in names:
+        module_name, _, attr = name.rpartition(".")
+        module = importlib.import_module(module_name)
+
+        def blocked(*args, _name=name, **kwargs):
+            raise ForbiddenCall(f"练习的限制不允许用 {_name}")
+
+        saved.append((module, attr, getattr(module, attr)))
+        setattr(module, attr, blocked)
+    jax.clear_caches()
+    try:
+        yield
+    finally:
+        for module, attr, original in saved:
+            setattr(module, attr, original)
+        jax.clear_caches()

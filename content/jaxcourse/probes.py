@@ -1,4 +1,4 @@
-"""平台探测:结论随平台而变时,由运行时的探测来决定,而不是写死。"""
+"""平台探测：结论随平台而变时，由运行时的探测来决定，而不是写死。"""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 
 
 def in_browser() -> bool:
-    """是否运行在浏览器的 Pyodide 内核里(JupyterLite 阅读站点)。"""
+    """是否运行在浏览器的 Pyodide 内核里（JupyterLite 阅读站点）。"""
     return sys.platform == "emscripten" or "pyodide" in sys.modules
 
 
 def platform_info() -> dict:
-    """操作系统、CPU 架构、Python 版本;装了 JAX 时再加上后端和设备。"""
+    """操作系统、CPU 架构、Python 版本；装了 JAX 时再加上后端和设备。"""
     info = {
         "system": platform.system(),
         "machine": platform.machine(),
@@ -31,12 +31,12 @@ def platform_info() -> dict:
 
 
 def run_python(code: str, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """在一个新的 Python 子进程里运行 code(XLA 标志之类必须在 JAX 初始化之前设置时用)。
+    """在一个新的 Python 子进程里运行 code（XLA 标志之类必须在 JAX 初始化之前设置时用）。
 
-    env 里的变量加在当前环境之上;返回 CompletedProcess(text 模式,stdout/stderr 已捕获)。
+    env 里的变量加在当前环境之上；返回 CompletedProcess（text 模式，stdout/stderr 已捕获）。
     """
     if in_browser():
-        raise RuntimeError("浏览器里不能启动子进程:这个探测只能在本地或 Colab 的真实内核里运行。")
+        raise RuntimeError("浏览器里不能启动子进程：这个探测只能在本地或 Colab 的真实内核里运行。")
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True,
                           text=True, timeout=timeout)
