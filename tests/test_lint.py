@@ -51,7 +51,10 @@ def test_when_outputs_are_clean_then_lint_is_silent(tmp_path):
     ([_stream("<cell>:3: DeprecationWarning: old\n", "stderr")], 1, "undeclared-warning"),
     ([{"output_type": "error", "ename": "E", "evalue": "", "traceback": ["File nbclient/client.py:1 in run"]}], 1, "harness-frame"),
     ([{"output_type": "display_data", "metadata": {}, "data": {"image/png": base64.b64encode(b"0" * 300_000).decode()}}], 1, "image-budget"),
-], ids=["temp-path", "home-path", "ansi", "order", "never-ran", "glyph", "warning", "harness", "image"])
+    ([{"output_type": "error", "ename": "TypeError", "evalue": "bad",
+       "traceback": ["-" * 75, "TypeError  Traceback (most recent call last)"] + [f"File jax/_src/a.py:{n}" for n in range(20)]
+       + ["TypeError: bad"]}], 1, "long-traceback"),
+], ids=["temp-path", "home-path", "ansi", "order", "never-ran", "glyph", "warning", "harness", "image", "long-traceback"])
 def test_when_a_rule_is_broken_then_lint_names_it(tmp_path, outputs, count, rule):
     assert rule in _rules(_nb(tmp_path, outputs, count))
 
@@ -106,3 +109,29 @@ print(name, used == jaxcourse.display.packaged_cjk_font(), [str(w.message) for w
 def test_course_notebook_passes_lint(path):
     problems = lint(path)
     assert not problems, "\n".join(problems)
+
+
+def _md(tmp_path, text, cell_type="markdown"):
+    cell = nbformat.v4.new_markdown_cell(text) if cell_type == "markdown" else code(text)
+    return write_notebook(tmp_path / "m.ipynb", [cell])
+
+
+@pytest.mark.parametrize("text, cell_type, rule", [
+    ("在 JAX 里, 数组不可变。", "markdown", "zh-punctuation"),
+    ("x = 1  # 注释: 这里", "code", "zh-punctuation"),
+    ("这段代码在本机上跑得很快。", "markdown", "term"),
+    ("fori_loop 被降为 scan。", "markdown", "term"),
+    ("# 用随机数密钥生成\nx = 1", "code", "term"),
+], ids=["markdown-comma", "comment-colon", "term-machine", "term-lowering", "term-in-comment"])
+def test_when_chinese_prose_breaks_a_rule_then_lint_names_it(tmp_path, text, cell_type, rule):
+    assert rule in _rules(_md(tmp_path, text, cell_type))
+
+
+@pytest.mark.parametrize("text, cell_type", [
+    ("在 JAX 里\uff0c数组不可变\uff1a用 `x.at[i].set(v)`\uff08函数式更新\uff09。", "markdown"),
+    ("代码里的 `本机` 与 $a, b$ 不算，链接 [x](https://a.b/c(d)) 也不算。", "markdown"),
+    ("s = '本机, 密钥'  # 字符串不是正文", "code"),
+    ("梯度下降让损失下降。", "markdown"),
+], ids=["clean-prose", "code-math-links", "strings", "descent-is-fine"])
+def test_when_chinese_prose_follows_the_rules_then_lint_is_silent(tmp_path, text, cell_type):
+    assert not {"zh-punctuation", "term"} & _rules(_md(tmp_path, text, cell_type))

@@ -243,3 +243,20 @@ def test_when_a_lite_cell_needs_jax_or_numpy_then_it_fails(tmp_path, run_noteboo
     failed = [c for c in res["lite_bad"].failures() if c.rule == "lite cell needs JAX"]
     assert [c.index for c in failed] == [1]
     assert "numpy" in failed[0].message
+
+
+def test_when_refreshed_then_saved_tracebacks_are_short_and_name_the_cell_lines(tmp_path, run_notebooks):
+    """In publish mode jaxcourse keeps only the cells' frames: no JAX internals, few lines (lint rule long-traceback)."""
+    cells = [code("import jaxcourse\nimport jax.numpy as jnp"),
+             code("def total(values):\n    return jnp.sum(values)"),
+             code("total([1, 2, 3])", tags=["raises-exception"])]
+    nb = write_notebook(tmp_path / "short.ipynb", cells)
+    assert run_notebooks(nb, refresh=True)["short"].refreshed
+    err = _saved_outputs(nb, 2)[0]
+    text = "\n".join(err["traceback"])
+    assert err["ename"] == "TypeError" and "jax/_src" not in text
+    assert "Cell In[3], line 1" in text and "Cell In[2], line 2, in total" in text
+    sys.path.insert(0, str(ROOT / "tools"))
+    from lint_notebooks import traceback_excess
+
+    assert traceback_excess(err) == 0

@@ -128,7 +128,7 @@ def _fix_prose(flat: str, prose: list[bool]) -> tuple[str, list[bool]]:
             if i not in pairs:
                 continue
         elif ch == ".":
-            if not (_is_zh(_line_neighbour(out, i, -1)) and _line_neighbour(flat, i, +1) == ""):
+            if not (_is_zh(_neighbour(out, i, -1)) and _line_neighbour(flat, i, +1) == ""):
                 continue
         elif ch == "!" and _line_neighbour(flat, i, +1) == "[":
             continue

@@ -1,0 +1,37 @@
+"""The helper package's checks: forbid catches a banned call even in a jitted answer; short tracebacks."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jaxcourse
+from jaxcourse.display import SHORT_FRAMES, short_traceback
+
+
+def test_forbid_catches_a_call_inside_an_already_compiled_function():
+    counts = jax.jit(lambda x: jnp.bincount(x, length=3))
+    assert counts(jnp.array([0, 1, 1])).tolist() == [1, 2, 0]   # compiled before the check
+    with pytest.raises(jaxcourse.ForbiddenCall, match="jax.numpy.bincount"):
+        with jaxcourse.forbid("jax.numpy.bincount"):
+            counts(jnp.array([0, 1, 1]))
+    assert counts(jnp.array([2])).tolist() == [0, 0, 1]        # restored afterwards
+
+
+def test_forbid_lets_other_code_through():
+    with jaxcourse.forbid("jax.numpy.bincount"):
+        assert jnp.zeros(3).at[jnp.array([1, 1])].add(1).tolist() == [0, 2, 0]
+
+
+def test_short_traceback_keeps_only_cell_frames_and_the_message():
+    source = "def f(n):\n    return g(n)\ndef g(n):\n    if n == 0:\n        raise ValueError('坏了')\n    return g(n - 1)\n"
+    namespace = {}
+    exec(compile(source, "<cell 1a2b3c4d>", "exec"), namespace)
+    try:
+        namespace["f"](5)
+    except ValueError as exc:
+        lines = short_traceback(ValueError, exc, exc.__traceback__, lambda name: "Cell In[7]")[0].splitlines()
+    frames = [line for line in lines if line.startswith("Cell In[7]")]
+    assert len(frames) == SHORT_FRAMES and lines[-1] == "ValueError: 坏了"
+    assert frames[-1] == "Cell In[7], line 5, in g"
