@@ -37,7 +37,7 @@ __all__ = [
     "use_cjk_font",
 ]
 
-install_warning_format()  # 警告和 traceback 里不出现本机路径（保存的输出要能在任何机器上原样发布）
+install_warning_format()  # 警告和 traceback 里不出现机器路径（保存的输出要能在任何机器上原样发布）
 install_traceback_paths()
 install_cell_names()
 install_short_tracebacks()  # 发布模式：保存的报错只留单元格里的调用和报错本身

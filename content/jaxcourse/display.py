@@ -1,4 +1,4 @@
-"""Notebook 里的显示细节：警告不暴露本机路径，图里的中文不变成方框。"""
+"""Notebook 里的显示细节：警告不暴露机器路径，图里的中文不变成方框。"""
 
 from __future__ import annotations
 
@@ -28,12 +28,12 @@ def _format(message, category, filename, lineno, line=None):
 
 
 def install_warning_format() -> None:
-    """让警告显示成 `jax/_src/…py:123: UserWarning: …`，不带本机的绝对路径。"""
+    """让警告显示成 `jax/_src/…py:123: UserWarning: …`，不带机器上的绝对路径。"""
     warnings.formatwarning = _format
 
 
 def install_traceback_paths() -> None:
-    """IPython 的 traceback 里，库文件只显示包内路径（`jax/_src/….py:57`），不显示本机的安装目录。"""
+    """IPython 的 traceback 里，库文件只显示包内路径（`jax/_src/….py:57`），不显示机器上的安装目录。"""
     try:
         from IPython.utils import path as ipython_path
     except ImportError:  # 没有 IPython（普通脚本、lite 检查）：什么都不用做
@@ -88,10 +88,10 @@ def install_short_tracebacks() -> None:
 
 
 def install_cell_names() -> None:
-    """发布模式（校验工具生成输出时）下，单元格的“文件名”写成 `<cell 1a2b3c4d>`，不用本机临时目录。
+    """发布模式（校验工具生成输出时）下，单元格的“文件名”写成 `<cell 1a2b3c4d>`，不用机器上的临时目录。
 
     JAX 的报错会引用函数定义所在的文件（例如 `while tracing … at /tmp/ipykernel_…/….py:2`）；
-    保存的输出要能原样发布，就不能带本机的临时路径。平时学习不开启，Jupyter 调试器照常可用。
+    保存的输出要能原样发布，就不能带机器上的临时路径。平时学习不开启，Jupyter 调试器照常可用。
     """
     if os.environ.get(PUBLISH_ENV) != "1":
         return

@@ -192,7 +192,7 @@
       if (saved) {
         bar.appendChild(el("b", "", "这是你的副本。"));
         bar.appendChild(document.createTextNode(
-          "你在这个浏览器里保存过对本章的修改(只存在本机浏览器里),所以这里显示的是你的版本,不是课程原版。"));
+          "你在这个浏览器里保存过对本章的修改(只存在这台设备的浏览器里),所以这里显示的是你的版本,不是课程原版。"));
         var btn = el("button", "course-restore", "恢复原版");
         btn.type = "button";
         btn.title = "把你的版本另存为「(我的副本 日期)」,再重新打开课程原版";

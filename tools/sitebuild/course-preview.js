@@ -1,6 +1,6 @@
 // 快速预览(由 tools/site.py build 注入到 notebooks/index.html,在 JupyterLite 启动前运行)。
 //
-// 阅读界面(JupyterLab)要下载并执行约 8 MB 脚本才显示第一个输出:本机 2 核 3–4 秒,慢网络或手机上
+// 阅读界面(JupyterLab)要下载并执行约 8 MB 脚本才显示第一个输出:开发机 2 核 3–4 秒,慢网络或手机上
 // 要久得多。这里先用一个很小的渲染器(markdown 交给 marked,也就是 JupyterLab 用的那个库)把 notebook
 // 的文字和保存的输出显示在一层只读的覆盖页上,读者马上能读。JupyterLab 显示出同一个 notebook 后,
 // 把读者正在读的那一格滚到同一位置,再移除覆盖页;读者也可以点「关闭预览」直接切换。
@@ -298,7 +298,7 @@
         pin(at, box);
         return finish();
       }
-      // 那一格还没画,或它下面的格还没画、滚不到位(JupyterLab 从上往下陆续画出各格,本机全章约 3 秒):稍后再试;
+      // 那一格还没画,或它下面的格还没画、滚不到位(JupyterLab 从上往下陆续画出各格,开发机上全章约 3 秒):稍后再试;
       // 各格都画完了(或等得太久)就尽量靠近:找得到那一格就贴过去,找不到就按比例滚过去
       var all = appNotebook().querySelectorAll(".jp-Cell").length >= cellCount;
       if (!all && Date.now() - readySince < SYNC_GIVE_UP_MS) return setTimeout(check, POLL_MS);
