@@ -50,6 +50,16 @@ def install_traceback_paths() -> None:
 PUBLISH_ENV = "JAXCOURSE_PUBLISH"  # 校验工具运行内核时设为 1
 
 
+def _publishing_shell():
+    """The IPython shell when the harness runs the kernel (publish mode), else None."""
+    if os.environ.get(PUBLISH_ENV) != "1":
+        return None
+    try:
+        return get_ipython()  # type: ignore[name-defined]  # noqa: F821
+    except NameError:
+        return None
+
+
 SHORT_FRAMES = 3  # 简短 traceback 最多显示几层单元格里的调用
 
 
@@ -69,11 +79,8 @@ def short_traceback(etype, value, tb, cell_label=lambda name: name) -> list[str]
 
 def install_short_tracebacks() -> None:
     """发布模式下，报错只显示简短 traceback（平时学习照常显示完整的 traceback）。"""
-    if os.environ.get(PUBLISH_ENV) != "1":
-        return
-    try:
-        shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821
-    except NameError:
+    shell = _publishing_shell()
+    if shell is None:
         return
     numbers = getattr(shell.compile, "_filename_map", {})
 
@@ -93,11 +100,8 @@ def install_cell_names() -> None:
     JAX 的报错会引用函数定义所在的文件（例如 `while tracing … at /tmp/ipykernel_…/….py:2`）；
     保存的输出要能原样发布，就不能带机器上的临时路径。平时学习不开启，Jupyter 调试器照常可用。
     """
-    if os.environ.get(PUBLISH_ENV) != "1":
-        return
-    try:
-        shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821
-    except NameError:
+    shell = _publishing_shell()
+    if shell is None:
         return
     compiler = shell.compile
     if getattr(compiler, "_jaxcourse_names", False):
