@@ -41,7 +41,7 @@ def tracing_pipeline(f, *args):
 
     traced = jax.jit(f).trace(*args)
     lowered = traced.lower()
-    stages = {"jaxpr": str(traced.jaxpr), "stablehlo": lowered.as_text()}
+    stages = {"jaxpr": traced.jaxpr.pretty_print(use_color=False), "stablehlo": lowered.as_text()}
     hlo_body = [r.split(" : ")[0].strip() for r in stages["stablehlo"].splitlines() if "stablehlo." in r]
 
     fig, ax = figure(figsize=(11, 3.6))
@@ -58,7 +58,7 @@ def tracing_pipeline(f, *args):
         _arrow(ax, xs[a] + 0.07, xs[b] - 0.07, 0.99, label)
     ax.text(0.24, 0.06, "追踪缓存：键是函数本身 + 抽象签名\n（形状、dtype、静态参数的值、pytree 结构）",
             ha="center", va="center", fontsize=9, bbox={**_BOX, "facecolor": _COLORS["cache"], "edgecolor": "#9aa0a6"})
-    ax.text(0.76, 0.06, "编译缓存：同一段 StableHLO 只编译一次\n（可选：持久化到磁盘，进程之间复用）",
+    ax.text(0.76, 0.06, "编译缓存：同一个 jaxpr 只 lowering、编译一次\n（可选的持久化缓存按 StableHLO 跨进程复用）",
             ha="center", va="center", fontsize=9, bbox={**_BOX, "facecolor": _COLORS["cache"], "edgecolor": "#9aa0a6"})
     for x in (0.24, 0.76):  # 缓存挂在它省掉的那一步上
         ax.annotate("", xy=(x, 0.97), xytext=(x, 0.16), arrowprops=dict(arrowstyle="-", ls=":", color="#9aa0a6"))
