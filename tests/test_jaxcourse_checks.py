@@ -35,3 +35,13 @@ def test_short_traceback_keeps_only_cell_frames_and_the_message():
     frames = [line for line in lines if line.startswith("Cell In[7]")]
     assert len(frames) == SHORT_FRAMES and lines[-1] == "ValueError: 坏了"
     assert frames[-1] == "Cell In[7], line 5, in g"
+
+
+def test_jaxpr_helpers_look_inside_nested_programs():
+    hidden = jax.jit(lambda x: jax.jit(lambda y: y.T @ y)(x).sum())
+    assert {"transpose", "dot_general"} & jaxcourse.primitive_names(hidden, jnp.ones((3, 3)))
+    assert jaxcourse.jaxpr_size(hidden, jnp.ones((3, 3))) > len(jax.make_jaxpr(hidden)(jnp.ones((3, 3))).eqns)
+    batched = lambda n: jax.make_jaxpr(jax.vmap(jnp.sin))(jnp.ones(n))
+    looped = lambda n: jax.make_jaxpr(lambda x: jnp.stack([jnp.sin(v) for v in x]))(jnp.ones(n))
+    scanned = lambda n: jax.make_jaxpr(lambda x: jax.lax.map(jnp.sin, x))(jnp.ones(n))
+    assert jaxcourse.loop_free(batched) and not jaxcourse.loop_free(looped) and not jaxcourse.loop_free(scanned)

@@ -1,0 +1,37 @@
+"""看 jaxpr 里有什么：练习的自检用它检查“限制”（不用 Python 循环、不先算出整个矩阵……）。
+
+子 jaxpr（jit、cond、scan、custom_jvp 等原语的函数体）也算在内：只看顶层会漏掉它们。
+"""
+
+from __future__ import annotations
+
+
+def all_eqns(jaxpr):
+    """jaxpr（或 ClosedJaxpr）里的所有方程，连同各层子 jaxpr 里的。"""
+    from jax.extend.core import subjaxprs
+
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    yield from jaxpr.eqns
+    for sub in subjaxprs(jaxpr):  # 只往下看一层，所以递归
+        yield from all_eqns(sub)
+
+
+def jaxpr_size(fn, *args) -> int:
+    """fn(*args) 追踪出的程序有多少条方程（含子 jaxpr）。"""
+    import jax
+
+    return sum(1 for _ in all_eqns(jax.make_jaxpr(fn)(*args)))
+
+
+def primitive_names(fn, *args) -> set[str]:
+    """fn(*args) 的程序里用到的原语名字（含子 jaxpr），例如 {"dot_general", "transpose"}。"""
+    import jax
+
+    return {eqn.primitive.name for eqn in all_eqns(jax.make_jaxpr(fn)(*args))}
+
+
+def loop_free(program, sizes=(2, 7)) -> bool:
+    """program(n) 是问题规模为 n 时的 jaxpr：规模变了程序长度不变、也没有 scan / while，说明没有逐个元素地循环。"""
+    programs = [list(all_eqns(program(n))) for n in sizes]
+    names = {eqn.primitive.name for eqn in programs[-1]}
+    return len({len(p) for p in programs}) == 1 and not names & {"scan", "while"}
