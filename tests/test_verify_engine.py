@@ -260,3 +260,17 @@ def test_when_refreshed_then_saved_tracebacks_are_short_and_name_the_cell_lines(
     from lint_notebooks import traceback_excess
 
     assert traceback_excess(err) == 0
+
+
+def test_when_a_plot_changes_but_not_its_size_then_refresh_saves_the_new_pixels(tmp_path, run_notebooks):
+    """The check compares an image's display size only; a refresh must still save the pixels the code draws now."""
+    show = "from IPython.display import display\ndisplay({{'image/png': '{}'}}, raw=True)"
+    nb = write_notebook(tmp_path / "plot.ipynb", [code(show.format("AAAA")), code(show.format("CCCC"), course={"volatile": True})])
+    assert run_notebooks(nb, refresh=True)["plot"].refreshed
+    data = json.loads(nb.read_text())
+    data["cells"][0]["source"] = show.format("BBBB")
+    data["cells"][1]["source"] = show.format("DDDD")
+    nb.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    assert run_notebooks(nb, refresh=True)["plot"].ok
+    assert _saved_outputs(nb, 0)[0]["data"]["image/png"].strip() == "BBBB"
+    assert _saved_outputs(nb, 1)[0]["data"]["image/png"].strip() == "CCCC"   # volatile: the saved picture stays

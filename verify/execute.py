@@ -203,8 +203,9 @@ def _check_lite(nb, path: Path, result: NotebookResult) -> None:
 def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
     """The saved notebook with fresh outputs and execution counts; everything else untouched.
 
-    A cell whose fresh outputs equal the saved ones under the comparison rules keeps its saved
-    outputs byte for byte, so a refresh with nothing changed writes nothing. The recorded
+    A cell whose fresh outputs equal the saved ones under the comparison rules (and whose tracebacks
+    and, unless it is volatile, image pixels are unchanged) keeps its saved outputs byte for byte, so a
+    refresh with nothing changed writes nothing. The recorded
     environment is renewed only when some output changed or it differs in a compared key (a new
     Python patch release alone does not rewrite a notebook whose outputs all still hold).
     """
@@ -218,7 +219,9 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
             fresh_outputs = fresh.get("outputs", [])
             equal, _, _ = same_outputs(cell.get("outputs", []), fresh_outputs, mask_numbers=mode is not None,
                                        tolerance=C.course_meta(cell).get("tolerance"))
-            if not equal or _tracebacks(cell.get("outputs", [])) != _tracebacks(fresh_outputs):
+            saved_outputs = cell.get("outputs", [])
+            if not equal or _tracebacks(saved_outputs) != _tracebacks(fresh_outputs) \
+                    or (mode is None and _images(saved_outputs) != _images(fresh_outputs)):
                 cell["outputs"] = nbformat.from_dict(fresh_outputs)
                 changed = True
             cell["execution_count"] = fresh.get("execution_count")
@@ -232,6 +235,12 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
 def _tracebacks(outputs) -> list:
     """Error tracebacks, normalised (not compared by the check, but a refresh keeps them current)."""
     return [normalize("\n".join(o.get("traceback", [])))[0] for o in outputs if o.get("output_type") == "error"]
+
+
+def _images(outputs) -> list:
+    """Image data of the outputs (the check compares only their display size; a refresh keeps the pixels current)."""
+    return ["".join(data).strip() if isinstance(data, list) else data.strip()
+            for o in outputs for mime, data in o.get("data", {}).items() if mime.startswith("image/")]
 
 
 def _write_refresh(path: Path, saved_nb, run_nb, env: dict) -> bool:
