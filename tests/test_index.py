@@ -12,6 +12,10 @@ import pytest
 
 from conftest import ROOT
 
+sys.path.insert(0, str(ROOT / "tools"))
+
+from index_page import CAPSTONE_ACCURACY  # noqa: E402
+
 FOLDER = ROOT / "content" / "入门"
 BUILDERS = ["build_index_入门.py", "build_core_path.py", "build_keyword_index.py", "build_glossary.py"]
 
@@ -61,12 +65,13 @@ def test_when_update_notes_change_then_index_is_stale_until_rebuilt(course_copy)
 def test_when_capstone_result_changes_then_index_follows(course_copy):
     capstone = next(course_copy.glob("07_*.ipynb"))
     text = capstone.read_text()
-    m = re.search(r"测试准确率[::]\s*([0-9.]+)\s*\((\d+)/(\d+)\)", text)
-    assert m, "chapter 07 must print `测试准确率: 0.xxxx (a/b)`"
-    capstone.write_text(text.replace(m.group(0), m.group(0).replace(m.group(1), "0.5000").replace(f"({m.group(2)}/", "(180/")))
+    m = CAPSTONE_ACCURACY.search(text)
+    assert m, "chapter 07 must print `测试准确率\uff1a 0.xxxx\uff08a/b\uff09`"
+    changed = m.group(0).replace(m.group(1), "0.5000").replace(f"{m.group(2)}/", "180/")
+    capstone.write_text(text.replace(m.group(0), changed))
     assert _tool("build_index_入门.py", "--check", "--folder", str(course_copy)).returncode == 1
     assert _tool("build_index_入门.py", "--folder", str(course_copy)).returncode == 0
-    assert "测试准确率 50.00%(180/" in _table(course_copy)
+    assert "测试准确率 50.00%\uff08180/" in _table(course_copy)
 
 
 def test_every_internal_link_resolves():

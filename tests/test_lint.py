@@ -122,7 +122,10 @@ def _md(tmp_path, text, cell_type="markdown"):
     ("这段代码在本机上跑得很快。", "markdown", "term"),
     ("fori_loop 被降为 scan。", "markdown", "term"),
     ("# 用随机数密钥生成\nx = 1", "code", "term"),
-], ids=["markdown-comma", "comment-colon", "term-machine", "term-lowering", "term-in-comment"])
+    ("print('结果: ', x)", "code", "zh-punctuation"),
+    ("print('在本机上运行')", "code", "term"),
+], ids=["markdown-comma", "comment-colon", "term-machine", "term-lowering", "term-in-comment", "printed-colon",
+        "printed-term"])
 def test_when_chinese_prose_breaks_a_rule_then_lint_names_it(tmp_path, text, cell_type, rule):
     assert rule in _rules(_md(tmp_path, text, cell_type))
 
@@ -130,8 +133,8 @@ def test_when_chinese_prose_breaks_a_rule_then_lint_names_it(tmp_path, text, cel
 @pytest.mark.parametrize("text, cell_type", [
     ("在 JAX 里\uff0c数组不可变\uff1a用 `x.at[i].set(v)`\uff08函数式更新\uff09。", "markdown"),
     ("代码里的 `本机` 与 $a, b$ 不算，链接 [x](https://a.b/c(d)) 也不算。", "markdown"),
-    ("s = '本机, 密钥'  # 字符串不是正文", "code"),
+    ("x = f(a, b)  # 调用时传两个参数\nprint('结果\uff1a', x, b'a, b')", "code"),
     ("梯度下降让损失下降。", "markdown"),
-], ids=["clean-prose", "code-math-links", "strings", "descent-is-fine"])
+], ids=["clean-prose", "code-math-links", "code-and-bytes", "descent-is-fine"])
 def test_when_chinese_prose_follows_the_rules_then_lint_is_silent(tmp_path, text, cell_type):
     assert not {"zh-punctuation", "term"} & _rules(_md(tmp_path, text, cell_type))

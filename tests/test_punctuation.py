@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from nbfactory import code, write_notebook
 
-from verify.punctuation import fix_comments, fix_markdown
+from verify.punctuation import fix_code, fix_markdown
 
 FW = {",": "\uff0c", ":": "\uff1a", ";": "\uff1b", "?": "\uff1f", "(": "\uff08", ")": "\uff09"}
 
@@ -29,6 +29,7 @@ def zh(text: str) -> str:
     ("都配了 `assert`,\n并由工具", zh("都配了 `assert`{,}\n并由工具")),
     ("找 pyenv;JAX 0.12 不支持", zh("找 pyenv{;}JAX 0.12 不支持")),
     ("| 列 (说明) | a, b |", zh("| 列{(}说明{)} | a, b |")),
+    ("动量 SGD(SGD with momentum)", zh("动量 SGD{(}SGD with momentum{)}")),
 ])
 def test_fixer_makes_chinese_prose_full_width(before, after):
     assert fix_markdown(before) == after
@@ -38,6 +39,8 @@ def test_fixer_makes_chinese_prose_full_width(before, after):
     "plain English, with: marks (and parens)?",
     "形状 (3,) 和 (a, b) 是代码",
     "函数 f(x) 的导数 $f'(x), g(x)$",
+    "调用 jnp.sum(x) 与 f(X) 时",
+    "报 ``TypeError: missing `wrt` argument``。",
     "见 [第 2 章](02.ipynb#2.3-静态参数(static)) 与 https://docs.jax.dev/a,b",
     "```python\nx = f(a, b)  # 注释: 不动\n```",
     "<details><summary>答案</summary>",
@@ -54,9 +57,16 @@ def test_fixer_is_idempotent(text):
     assert fix_markdown(once) == once
 
 
-def test_comments_are_fixed_but_code_and_strings_are_not():
-    src = "s = 'a, b: 中文, 字符串'  # 注释: 中文, 说明 (why)\nprint(s)\n"
-    assert fix_comments(src) == zh("s = 'a, b: 中文, 字符串'  # 注释{:}中文{,}说明{(}why{)}\nprint(s)\n")
+def test_comments_and_chinese_strings_are_fixed_but_code_is_not():
+    src = ("s = 'a, b: c'  # 注释: 中文, 说明 (why)\n"
+           "print(f'第一次调用(含编译):{t * 1e3:.1f} ms, 是 {r:.0f} 倍', f(x, y), b'a, b')\n")
+    assert fix_code(src) == zh("s = 'a, b: c'  # 注释{:}中文{,}说明{(}why{)}\n"
+                               "print(f'第一次调用{(}含编译{)}{:}{t * 1e3:.1f} ms{,} 是 {r:.0f} 倍', f(x, y), b'a, b')\n")
+
+
+def test_a_fix_that_would_not_compile_is_not_used():
+    src = "print('中文, 这里'"   # unbalanced: tokenize fails, the source comes back as it was
+    assert fix_code(src) == src
 
 
 def test_tool_fixes_a_notebook_atomically_and_relinks_renamed_headings(tmp_path):

@@ -14,8 +14,8 @@ from pathlib import Path
 from indexing import ROOT, chapters, link, read_notebook, replace_generated_cells, to_nb, write_or_check
 from verify.compare import output_text  # noqa: E402  (indexing puts the repository on sys.path)
 
-CAPSTONE_ACCURACY = re.compile(r"测试准确率[::]\s*([0-9.]+)\s*\((\d+)/(\d+)\)")
-CAPSTONE_COMPILES = re.compile(r"训练循环编译次数[::]\s*(\d+)")
+CAPSTONE_ACCURACY = re.compile(r"测试准确率[:\uff1a]\s*([0-9.]+)\s*[(\uff08](\d+)/(\d+)[)\uff09]")
+CAPSTONE_COMPILES = re.compile(r"训练循环编译次数[:\uff1a]\s*(\d+)")
 
 
 @dataclass
@@ -41,7 +41,7 @@ def capstone_figures(nb) -> str:
         raise SystemExit("ERROR the capstone chapter's saved outputs lack `测试准确率: 0.xxxx (a/b)` or "
                          "`训练循环编译次数: N`; run tools/run_all.py on it with --refresh first")
     pct = float(acc.group(1)) * 100
-    return f"测试准确率 {pct:.2f}%({acc.group(2)}/{acc.group(3)})，训练循环只编译 {comp.group(1)} 次"
+    return f"测试准确率 {pct:.2f}%\uff08{acc.group(2)}/{acc.group(3)}\uff09，训练循环只编译 {comp.group(1)} 次"
 
 
 def chapter_table(config: IndexConfig) -> str:

@@ -3,7 +3,7 @@
 
 Usage: tools/zh_punct.py [PATH ...] [--check]
 Default paths: every notebook under content/, README.md and CONTRIBUTING.md. In notebooks it
-rewrites markdown cells and the comments of code cells (code, strings and outputs are left
+rewrites markdown cells and the comments and Chinese strings of code cells (code and outputs are left
 alone); a heading that changes takes its links along (`#anchor` targets in every notebook and
 in the two markdown files). Files are written atomically. --check only lists what would change
 and exits 1 when anything would.
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from indexing import MD_LINK, heading_anchor, headings  # noqa: E402
 from verify.cells import source_text  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
-from verify.punctuation import fix_comments, fix_markdown  # noqa: E402
+from verify.punctuation import fix_code, fix_markdown  # noqa: E402
 
 DEFAULT_FILES = ("README.md", "CONTRIBUTING.md")
 
@@ -50,7 +50,7 @@ def fixed_notebook(nb):
         if cell.get("cell_type") == "markdown":
             cell["source"] = fix_markdown(text)
         elif cell.get("cell_type") == "code":
-            cell["source"] = fix_comments(text)
+            cell["source"] = fix_code(text)
     after = [t for _, _, t in headings(nb)]
     renamed = {heading_anchor(a): heading_anchor(b) for a, b in zip(before, after) if a != b}
     return nb, renamed

@@ -7,8 +7,10 @@ Code, math, URLs, HTML tags and English stay as they are. One rule set serves th
 
 from __future__ import annotations
 
+import ast
 import io
 import re
+import textwrap
 import tokenize
 
 #: a Chinese character or full-width punctuation: what makes a neighbour "Chinese"
@@ -21,7 +23,7 @@ _CODE = "\x00"
 
 # spans that are not prose, in the order they are tried at one position
 _PROTECTED = re.compile(
-    r"(?P<code>(`+)[\s\S]*?(?<!`)\2(?!`))"  # inline code, any backtick run
+    r"(?P<code>(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\2(?!`))"  # inline code: a whole backtick run, closed by an equal one
     r"|(?P<math>\$\$[\s\S]+?\$\$|(?<![\\$])\$(?=\S)[^$\n]+?(?<=\S)\$(?!\d))"  # $$…$$ and $…$
     r"|(?P<target>\]\((?:[^()\s]|\([^()\s]*\))*\))"  # a link target ](…), one level of parens inside
     r"|(?P<ref>^\s*\[[^\]]+\]:.*$)"  # a reference definition [x]: url
@@ -31,6 +33,9 @@ _PROTECTED = re.compile(
     r"|(?P<entity>&[a-zA-Z]+;|&#\d+;)",
     re.M,
 )
+#: an English gloss in parentheses after a term in a Chinese sentence: "SGD(SGD with momentum)", "SGD(DP-SGD)";
+#: a single lower-case name stays a call or math: f(x), sum(axis)
+_GLOSS = re.compile(r"[A-Za-z][A-Za-z\-]*(?: [A-Za-z\-]+)+|[A-Z][A-Za-z0-9\-]+")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -101,7 +106,7 @@ def _han_side(s, i: int, step: int, reach: int = 40) -> bool:
         c = s[j]
         if _ZH.match(c):
             return True
-        if not (c.isalnum() or c in " \t.-_/" + _SKIP):
+        if not (c.isalnum() or c in " \t.-_/%" + _SKIP):
             return False
         j += step
     return False
@@ -115,7 +120,7 @@ def _line_neighbour(s: str, i: int, step: int) -> str:
     return s[j] if 0 <= j < len(s) and s[j] != "\n" else ""
 
 
-def _fix_prose(flat: str, prose: list[bool]) -> tuple[str, list[bool]]:
+def _fix_prose(flat: str, prose: list[bool], drop_blanks: bool = True) -> tuple[str, list[bool]]:
     """Rewrite punctuation at prose positions of flat (protected spans are masked as _CODE)."""
     out = list(flat)
     keep = [True] * len(flat)  # False: a blank to drop next to a full-width mark
@@ -137,7 +142,7 @@ def _fix_prose(flat: str, prose: list[bool]) -> tuple[str, list[bool]]:
         elif ch == ":" and before.isdigit() and after.isdigit():
             continue
         out[i] = FULL[ch]
-        for step in (-1, 1):  # full-width marks carry their own space
+        for step in (-1, 1) if drop_blanks else ():  # full-width marks carry their own space
             if _line_neighbour(flat, i, step) in ("|", ""):
                 continue  # a table's cell border keeps its padding; so do indentation and line ends
             j = i + step
@@ -164,27 +169,28 @@ def _paren_pairs(flat: str, prose: list[bool]) -> set[int]:
             inner = flat[j + 1:i]
             if "," in inner and not _ZH.search(inner):
                 continue  # a tuple such as a shape (3,) or (a, b) is code
-            if _ZH.search(inner.replace(_CODE, "")) or _is_zh(_neighbour(flat, j, -1)):
+            if _ZH.search(inner.replace(_CODE, "")) or _is_zh(_neighbour(flat, j, -1)) \
+                    or (_GLOSS.fullmatch(inner) and _han_side(flat, j, -1)):
                 chosen.update((i, j))
     return chosen
 
 
-def fix_markdown(text: str) -> str:
+def fix_markdown(text: str, *, drop_blanks: bool = True) -> str:
     """text with standard Chinese punctuation in its Chinese prose (idempotent: repeated to a fixed point,
     since one full-width mark can make its neighbour Chinese)."""
     for _ in range(8):
-        fixed = _fix_once(text)
+        fixed = _fix_once(text, drop_blanks)
         if fixed == text:
             break
         text = fixed
     return text
 
 
-def _fix_once(text: str) -> str:
+def _fix_once(text: str, drop_blanks: bool = True) -> str:
     parts = list(_segments(text))
     flat = "".join(p if is_prose else _mask(p) for is_prose, p in parts)
     prose = [c for is_prose, p in parts for c in [is_prose] * len(p)]
-    fixed, kept = _fix_prose(flat, prose)
+    fixed, kept = _fix_prose(flat, prose, drop_blanks)
     # put the protected spans back in place of their masks
     originals = iter(p for is_prose, p in parts if not is_prose)
     out, i = [], 0
@@ -204,37 +210,114 @@ def _mask(span: str) -> str:
     return "".join("\n" if c == "\n" else _CODE for c in span)
 
 
-def fix_comments(source: str) -> str:
-    """Python source with Chinese punctuation fixed in its comments only."""
+_FIELD = re.compile(r"\{[^{}\n]*\}")  # a format field {x:.3f} in a string is code
+
+
+def _chinese_spans(source: str):
+    """(start, end, kind) offsets of the comments and string literals that hold Chinese (f-strings whole)."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return source
-    lines = source.splitlines(keepends=True)
-    for tok in reversed(tokens):
-        if tok.type != tokenize.COMMENT or not _HAN.search(tok.string):
+        return []
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(pos):
+        return starts[pos[0] - 1] + pos[1]
+
+    spans, depth, opened = [], 0, None
+    fstring_start = getattr(tokenize, "FSTRING_START", None)
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    for tok in tokens:
+        if tok.type == fstring_start:
+            depth += 1
+            opened = offset(tok.start) if depth == 1 else opened
+        elif tok.type == fstring_end:
+            depth -= 1
+            if depth == 0:
+                spans.append((opened, offset(tok.end), "string"))
+        elif depth == 0 and tok.type in (tokenize.COMMENT, tokenize.STRING):
+            spans.append((offset(tok.start), offset(tok.end), "comment" if tok.type == tokenize.COMMENT else "string"))
+    out = []
+    for a, b, kind in spans:
+        if not _HAN.search(source[a:b]):
             continue
-        row, col = tok.start
-        line = lines[row - 1]
-        end = col + len(tok.string)
-        lines[row - 1] = line[:col] + fix_markdown(tok.string) + line[end:]
-    return "".join(lines)
+        if kind == "string":
+            kind = _string_kind(source[a:b])
+        if kind:
+            out.append((a, b, kind))
+    return out
+
+
+_LITERAL_HEAD = re.compile(r"""([rRuUfFbB]*)('{3}|"{3}|'|")""")
+
+
+def _string_kind(literal: str) -> str | None:
+    """'string' for text, 'code' for a triple-quoted literal that holds Python (run_python's probes), None for bytes."""
+    m = _LITERAL_HEAD.match(literal)
+    if not m or "b" in m.group(1).lower():
+        return None
+    if len(m.group(2)) == 3:  # triple-quoted: fixed only when it is plain Python code (a probe for run_python)
+        if "f" in m.group(1).lower():
+            return None
+        try:
+            compile(textwrap.dedent(literal[m.end():-3]), "<string>", "exec", flags=ast.PyCF_ONLY_AST)
+        except SyntaxError:
+            return None
+        return "code"
+    return "string"
+
+
+def _fix_string(literal: str) -> str:
+    """A string literal's Chinese prose fixed; its format fields, escapes, quotes and blanks left alone
+    (a string is often compared with printed output, where print() puts the blanks back)."""
+    fields = _FIELD.findall(literal)
+    masked = _FIELD.sub("`\x01`", literal)  # fields become code spans, restored in order below
+    fixed = fix_markdown(masked, drop_blanks=False)
+    for field in fields:
+        fixed = fixed.replace("`\x01`", field, 1)
+    return fixed
+
+
+def _fix_embedded(code: str) -> str:
+    """fix_code for code held in a string, which may be indented as a whole (a probe inside a function)."""
+    if textwrap.dedent(code) == code:
+        return fix_code(code)
+    wrapped = fix_code("if 1:\n" + code)  # an indented block parses under a header line
+    return wrapped[len("if 1:\n"):] if wrapped.startswith("if 1:\n") else code
+
+
+def fix_code(source: str) -> str:
+    """Python source with Chinese punctuation fixed in its comments and in the Chinese text of its strings
+    (what a reader sees printed); code is untouched, and a result that would not compile is not used."""
+    out = source
+    for a, b, kind in reversed(_chinese_spans(source)):
+        piece = out[a:b]
+        if kind == "code":  # the code inside: its comments and strings, as for any cell
+            head = _LITERAL_HEAD.match(piece).end()
+            fixed = piece[:head] + _fix_embedded(piece[head:-3]) + piece[-3:]
+        else:
+            fixed = fix_markdown(piece) if kind == "comment" else _fix_string(piece)
+        out = out[:a] + fixed + out[b:]
+    if out != source:
+        try:
+            compile(out, "<fix_code>", "exec", flags=ast.PyCF_ONLY_AST)
+        except SyntaxError:
+            return source
+    return out
 
 
 def prose_text(text: str, *, code: bool = False) -> str:
-    """The prose of markdown (code, math, URLs and tags dropped), or of a code cell's comments."""
+    """The prose of markdown (code, math, URLs and tags dropped), or of a code cell's comments and strings."""
     if code:
-        try:
-            tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-            text = "\n".join(t.string for t in tokens if t.type == tokenize.COMMENT)
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            return ""
+        text = "\n".join(text[a:b] for a, b, _ in _chinese_spans(text))
     return "".join(p if is_prose else " " for is_prose, p in _segments(text))
 
 
 def problems(text: str, *, code: bool = False) -> list[str]:
     """Short excerpts of the places fix_* would change (for the lint)."""
-    fixed = fix_comments(text) if code else fix_markdown(text)
+    fixed = fix_code(text) if code else fix_markdown(text)
     if fixed == text:
         return []
     out = []
