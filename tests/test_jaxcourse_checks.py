@@ -45,3 +45,16 @@ def test_jaxpr_helpers_look_inside_nested_programs():
     looped = lambda n: jax.make_jaxpr(lambda x: jnp.stack([jnp.sin(v) for v in x]))(jnp.ones(n))
     scanned = lambda n: jax.make_jaxpr(lambda x: jax.lax.map(jnp.sin, x))(jnp.ones(n))
     assert jaxcourse.loop_free(batched) and not jaxcourse.loop_free(looped) and not jaxcourse.loop_free(scanned)
+
+
+def test_forbid_also_catches_a_name_imported_from_the_module():
+    from jax.nn import logsumexp   # bound before the check, as a learner's `from … import` would be
+
+    globals()["lse_alias"] = logsumexp
+    try:
+        with pytest.raises(jaxcourse.ForbiddenCall):
+            with jaxcourse.forbid("jax.nn.logsumexp"):
+                lse_alias(jnp.zeros(3))   # noqa: F821  (a module global, like a notebook name)
+        assert float(lse_alias(jnp.zeros(1))) == 0.0   # restored
+    finally:
+        del globals()["lse_alias"]

@@ -77,7 +77,8 @@ class ForbiddenCall(AssertionError):
 def forbid(*names: str):
     """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"）就抛 ForbiddenCall。
 
-    进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
+    换掉的不只是模块里的属性，还有 notebook 全局名字里指向同一个函数的（`from jax.nn import logsumexp`
+    之后的 `logsumexp`）；进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
@@ -85,20 +86,33 @@ def forbid(*names: str):
 
     import jax
 
+    namespaces = [vars(sys.modules["__main__"])]
+    caller = sys._getframe(2).f_globals  # the check's module (the notebook), when it is not __main__
+    if all(caller is not ns for ns in namespaces):
+        namespaces.append(caller)
     saved = []
     for name in names:
         module_name, _, attr = name.rpartition(".")
         module = importlib.import_module(module_name)
+        original = getattr(module, attr)
 
         def blocked(*args, _name=name, **kwargs):
             raise ForbiddenCall(f"练习的限制不允许用 {_name}")
 
-        saved.append((module, attr, getattr(module, attr)))
+        saved.append((module, attr, original))
         setattr(module, attr, blocked)
+        for ns in namespaces:
+            for key, value in list(ns.items()):
+                if value is original:
+                    saved.append((ns, key, original))
+                    ns[key] = blocked
     jax.clear_caches()
     try:
         yield
     finally:
-        for module, attr, original in saved:
-            setattr(module, attr, original)
+        for target, attr, original in reversed(saved):
+            if isinstance(target, dict):
+                target[attr] = original
+            else:
+                setattr(target, attr, original)
         jax.clear_caches()
