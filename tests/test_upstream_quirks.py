@@ -38,3 +38,10 @@ def test_pmap_prints_a_stray_source_location_before_indivisible_error():
     lines = out.strip().splitlines()
     assert lines[-1] == "RAISED IndivisibleError"
     assert len(lines) == 2 and lines[0].strip().endswith("(<module>)"), out
+
+
+def test_jacobian_is_a_separate_alias_of_jacrev():
+    """Chapter 07 once asserted this; api.py documents jax.jacobian as an alias of jax.jacrev (a distinct object)."""
+    assert jax.jacobian is not jax.jacrev
+    f = lambda x: jnp.sin(x) * x
+    assert jnp.allclose(jax.jacobian(f)(jnp.arange(3.0)), jax.jacrev(f)(jnp.arange(3.0)))
