@@ -40,8 +40,8 @@ def test_when_shape_changes_then_budget_raises_with_reason():
             f(jnp.ones(3), 2)
             f(jnp.ones(4), 2)
     report = str(info.value)
-    assert "最多允许编译 1 次,实际编译了 2 次" in report
-    assert "第 2 次编译:jit(scale),输入 (float32[4])  ← 超出预算" in report
+    assert "最多允许编译 1 次\uff0c实际编译了 2 次" in report
+    assert "第 2 次编译\uff1ajit(scale)\uff0c输入 (float32[4])  ← 超出预算" in report
     assert "now f32[4] and before f32[3]" in report  # explain_cache_misses' reason was captured
     assert " id=" not in report  # run-dependent object ids are stripped
 

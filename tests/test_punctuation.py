@@ -88,3 +88,13 @@ def test_tool_fixes_a_notebook_atomically_and_relinks_renamed_headings(tmp_path)
 def test_readme_contributing_and_course_use_chinese_punctuation():
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "zh_punct.py"), "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_an_english_error_line_inside_chinese_text_keeps_its_colon():
+    src = "print(f'（原始报错：NameError: {error}）')\n"
+    assert fix_code(src) == src
+
+
+def test_a_pragma_keeps_a_ui_name_as_it_is():
+    src = 'KERNEL = "Python (JAX 学习)"  # zh-punct: keep\nprint("内核 (JAX 学习)")\n'
+    assert fix_code(src) == zh('KERNEL = "Python (JAX 学习)"  # zh-punct: keep\nprint("内核{(}JAX 学习{)}")\n')

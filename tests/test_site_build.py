@@ -80,7 +80,7 @@ except ImportError as e:
 def test_friendly_import_error_is_short_chinese_and_catchable():
     proc = subprocess.run([sys.executable, "-c", FRIENDLY, str(ROOT / "content")],
                           capture_output=True, text=True, check=True)
-    assert "浏览器里的 Python(Pyodide)没有 surely_absent_pkg" in proc.stdout
+    assert "浏览器里的 Python（Pyodide）没有 surely_absent_pkg" in proc.stdout
     assert "JAX 0.12.0.1" in proc.stdout and "Colab" in proc.stdout and "./dev setup" in proc.stdout
 
 
@@ -208,7 +208,7 @@ def test_a_later_jax_cell_gets_the_chinese_note_for_names_like_jnp_and_typos_kee
     proc = subprocess.run([sys.executable, "-c", NAME_HINT, str(ROOT / "content")],
                           capture_output=True, text=True, check=True)
     first, second = proc.stdout.split("=== next cell ===")
-    assert "`jnp` 没有定义" in first and "Colab" in first and "原始报错:NameError: name 'jnp' is not defined" in first
+    assert "`jnp` 没有定义" in first and "Colab" in first and "原始报错\uff1aNameError: name 'jnp' is not defined" in first
     assert "Traceback" not in first
     assert "NameError" in second and "reader_typo" in second and "没有定义" not in second
 

@@ -2,7 +2,8 @@
 """Give Chinese prose standard Chinese punctuation (GB/T 15834): full-width ，：；？！（）。 next to Chinese.
 
 Usage: tools/zh_punct.py [PATH ...] [--check]
-Default paths: every notebook under content/, README.md and CONTRIBUTING.md. In notebooks it
+Default paths: every notebook under content/, the helper package content/jaxcourse (its comments and
+Chinese strings: what it prints reaches the reader), README.md and CONTRIBUTING.md. In notebooks it
 rewrites markdown cells and the comments and Chinese strings of code cells (code and outputs are left
 alone); a heading that changes takes its links along (`#anchor` targets in every notebook and
 in the two markdown files). Files are written atomically. --check only lists what would change
@@ -27,6 +28,7 @@ from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # no
 from verify.punctuation import fix_code, fix_markdown  # noqa: E402
 
 DEFAULT_FILES = ("README.md", "CONTRIBUTING.md")
+HELPER_PACKAGE = "content/jaxcourse"  # its messages reach the reader: comments and strings are fixed like a cell's
 
 
 def targets(paths: list[Path]) -> list[Path]:
@@ -35,6 +37,7 @@ def targets(paths: list[Path]) -> list[Path]:
     for p in paths:
         if p.is_dir():
             found += [f for f in sorted(p.rglob("*.ipynb")) if ".ipynb_checkpoints" not in f.parts]
+            found += sorted(p.rglob("*.py")) if p.resolve() == (ROOT / HELPER_PACKAGE).resolve() else []
         elif p.exists():
             found.append(p)
         else:
@@ -84,7 +87,7 @@ def main(argv=None) -> int:
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--check", action="store_true", help="only list what would change; exit 1 if anything would")
     args = p.parse_args(argv)
-    paths = targets(args.paths or [ROOT / "content", *(ROOT / f for f in DEFAULT_FILES)])
+    paths = targets(args.paths or [ROOT / "content", ROOT / HELPER_PACKAGE, *(ROOT / f for f in DEFAULT_FILES)])
 
     texts: dict[Path, str] = {}
     renamed: dict[Path, dict[str, str]] = {}
@@ -95,6 +98,8 @@ def main(argv=None) -> int:
             notebooks[path] = nb
             if moved:
                 renamed[path.resolve()] = moved
+        elif path.suffix == ".py":
+            texts[path] = fix_code(path.read_text(encoding="utf-8"))
         else:
             texts[path] = fix_markdown(path.read_text(encoding="utf-8"))
     for path, nb in notebooks.items():
@@ -103,7 +108,7 @@ def main(argv=None) -> int:
                 cell["source"] = relink(source_text(cell), path, renamed)
         texts[path] = dumps_notebook(nb)
     for path in list(texts):
-        if path.suffix != ".ipynb":
+        if path.suffix == ".md":
             texts[path] = relink(texts[path], path, renamed)
 
     changed = [path for path, text in texts.items() if path.read_text(encoding="utf-8") != text]

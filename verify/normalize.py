@@ -17,7 +17,7 @@ RULES: list[tuple[str, re.Pattern, str]] = [
     ("address", re.compile(r"0x[0-9a-fA-F]{6,}"), "0x…"),
     ("kernel cell file", re.compile(r"/tmp/ipykernel_\d+/\d+\.py"), "<cell>"),
     ("site-packages path", re.compile(r"(?:[A-Za-z]:)?[^\s'\"()]*?/(?:site|dist)-packages/"), "<site-packages>/"),
-    ("timing", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e[-+]?\d+)?\s?(?:ns|µs|us|ms|s|秒|毫秒|微秒)(?![\w])"), "<time>"),
+    ("timing", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e[-+]?\d+)?[ \t]*(?:ns|µs|us|ms|s|秒|毫秒|微秒)(?![\w])"), "<time>"),
     ("pid", re.compile(r"\bpid[ =:]\s*\d+"), "pid <n>"),
 ]
 

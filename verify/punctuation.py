@@ -112,6 +112,14 @@ def _han_side(s, i: int, step: int, reach: int = 40) -> bool:
     return False
 
 
+def _near(s, i: int, step: int) -> str:
+    """Nearest character from i on the same line, skipping blanks and `*` (emphasis) but not code."""
+    j = i + step
+    while 0 <= j < len(s) and s[j] in " \t*":
+        j += step
+    return s[j] if 0 <= j < len(s) and s[j] != "\n" else ""
+
+
 def _line_neighbour(s: str, i: int, step: int) -> str:
     """Nearest non-blank character from i on the same line ('' at the line's end)."""
     j = i + step
@@ -137,6 +145,9 @@ def _fix_prose(flat: str, prose: list[bool], drop_blanks: bool = True) -> tuple[
                 continue
         elif ch == "!" and _line_neighbour(flat, i, +1) == "[":
             continue
+        elif ch == ":":  # only its own neighbours decide: "NameError: {msg}" stays, "注意: x" does not
+            if not (_is_zh(_near(out, i, -1)) or _is_zh(_near(flat, i, +1))):
+                continue
         elif not (_is_zh(before) or _is_zh(after) or (_han_side(out, i, -1) and _han_side(flat, i, +1))):
             continue
         elif ch == ":" and before.isdigit() and after.isdigit():
@@ -210,6 +221,8 @@ def _mask(span: str) -> str:
     return "".join("\n" if c == "\n" else _CODE for c in span)
 
 
+#: a line whose comment holds this keeps its strings as they are (a UI name such as the kernel's)
+KEEP_PRAGMA = "zh-punct: keep"
 _FIELD = re.compile(r"\{[^{}\n]*\}")  # a format field {x:.3f} in a string is code
 
 
@@ -239,9 +252,10 @@ def _chinese_spans(source: str):
                 spans.append((opened, offset(tok.end), "string"))
         elif depth == 0 and tok.type in (tokenize.COMMENT, tokenize.STRING):
             spans.append((offset(tok.start), offset(tok.end), "comment" if tok.type == tokenize.COMMENT else "string"))
+    keep = {n for n, line in enumerate(source.splitlines()) if KEEP_PRAGMA in line}
     out = []
     for a, b, kind in spans:
-        if not _HAN.search(source[a:b]):
+        if not _HAN.search(source[a:b]) or (kind == "string" and source.count("\n", 0, a) in keep):
             continue
         if kind == "string":
             kind = _string_kind(source[a:b])
@@ -267,6 +281,12 @@ def _string_kind(literal: str) -> str | None:
             return None
         return "code"
     return "string"
+
+
+def _fix_comment(comment: str) -> str:
+    """A comment's Chinese prose fixed; a `#:` attribute-doc marker stays as it is."""
+    marker = "#:" if comment.startswith("#:") else "#"
+    return marker + fix_markdown(comment[len(marker):])
 
 
 def _fix_string(literal: str) -> str:
@@ -298,7 +318,7 @@ def fix_code(source: str) -> str:
             head = _LITERAL_HEAD.match(piece).end()
             fixed = piece[:head] + _fix_embedded(piece[head:-3]) + piece[-3:]
         else:
-            fixed = fix_markdown(piece) if kind == "comment" else _fix_string(piece)
+            fixed = _fix_comment(piece) if kind == "comment" else _fix_string(piece)
         out = out[:a] + fixed + out[b:]
     if out != source:
         try:

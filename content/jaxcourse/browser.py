@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 JAX_VERSION = "0.12.0.1"
+KERNEL_NAME = "Python (JAX 学习)"  # zh-punct: keep (the kernel's display name, registered by ./dev)
 
 #:浏览器里没有（或离线站点里没有）的顶层包：JAX 全家和课程用到的科学计算包。
 NEEDS_REAL_PYTHON = frozenset({
@@ -42,12 +43,12 @@ def message_lines(module: str) -> list[str]:
     clone = f"git clone https://github.com/{repo}.git" if repo else "克隆本课程的仓库"
     why = "" if module == "jax" else "（本课程的代码要用它和 JAX）"
     return [
-        f"🌐 浏览器里的 Python(Pyodide)没有 {module}{why}，所以这一格在这里跑不了。",
-        f"   课程里保存的输出都来自真实的 JAX {JAX_VERSION}(CPU)，照着读就行。",
+        f"🌐 浏览器里的 Python（Pyodide）没有 {module}{why}，所以这一格在这里跑不了。",
+        f"   课程里保存的输出都来自真实的 JAX {JAX_VERSION}（CPU），照着读就行。",
         "   想亲手运行：",
         "   · 点本章顶部的「在 Colab 中打开」；",
-        f"   · 或在自己的电脑上运行 {clone} ，按 README 执行 ./dev setup,"
-        "再用内核「Python (JAX 学习)」打开这个 notebook。",
+        f"   · 或在自己的电脑上运行 {clone}\uff0c按 README 执行 ./dev setup\uff0c"
+        f"再用内核「{KERNEL_NAME}」打开这个 notebook。",
     ]
 
 
@@ -56,7 +57,7 @@ def name_error_lines(name: str, error: str) -> list[str]:
     return [
         f"🌐 `{name}` 没有定义：它由前面某个需要 JAX 的单元格定义，而那样的单元格在浏览器里跑不了。",
         *message_lines("jax")[1:],
-        f"   (原始报错：NameError: {error})",
+        f"   （原始报错：NameError: {error}）",
     ]
 
 
@@ -93,7 +94,7 @@ class _FriendlyFinder:
         top = fullname.partition(".")[0]
         if path is None and top in NEEDS_REAL_PYTHON:
             _import_failed = True
-            raise NeedsRealPythonError(f"No module named {top!r}(浏览器里没有 {top})", name=top)
+            raise NeedsRealPythonError(f"No module named {top!r}（浏览器里没有 {top}）", name=top)
         return None
 
     def invalidate_caches(self):

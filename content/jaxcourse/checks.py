@@ -27,10 +27,10 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
         try:
             ok = bool(check())
         except Exception as exc:  # 学习者的代码可能抛出任何异常：报告类型，不中断 notebook
-            print(f"{FAIL} 练习 {exercise}:{hint}(检查时出错：{type(exc).__name__}: {exc})")
+            print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）")
             return
         if not ok:
-            print(f"{FAIL} 练习 {exercise}:{hint}")
+            print(f"{FAIL} 练习 {exercise}\uff1a{hint}")
             return
     print(f"{PASS} 练习 {exercise}：通过！")
 
@@ -63,7 +63,7 @@ def expect_warning(category: type[Warning], match: str | None = None):
             and (match is None or re.search(match, str(w.message)))]
     if not hits:
         seen = "、".join(f"{w.category.__name__}: {w.message}" for w in caught) or "没有任何警告"
-        raise AssertionError(f"预期 {category.__name__}" + (f"(含 {match!r})" if match else "") + f"，实际：{seen}")
+        raise AssertionError(f"预期 {category.__name__}" + (f"（含 {match!r}）" if match else "") + f"，实际：{seen}")
     for w in hits:
         first = str(w.message).strip().splitlines()[0]
         print(f"预期中的警告 → {w.category.__name__}: {first}")
