@@ -97,4 +97,4 @@ def test_an_english_error_line_inside_chinese_text_keeps_its_colon():
 
 def test_a_pragma_keeps_a_ui_name_as_it_is():
     src = 'KERNEL = "Python (JAX 学习)"  # zh-punct: keep\nprint("内核 (JAX 学习)")\n'
-    assert fix_code(src) == zh('KERNEL = "Python (JAX 学习)"  # zh-punct: keep\nprint("内核{(}JAX 学习{)}")\n')
+    assert fix_code(src) == zh('KERNEL = "Python (JAX 学习)"  # zh-punct: keep\nprint("内核 {(}JAX 学习{)}")\n')   # strings keep their blanks
