@@ -112,6 +112,8 @@ def _last_digit(token: str) -> int:
 def _nudged(token: str, how: str) -> str:
     """The float printed by another CPU: last digit ±1, or one digit shorter (padded or not)."""
     i = _last_digit(token)
+    if how.startswith("shorter") and token[i - 1:i] == "." and i + 1 == len(token):
+        return token  # "33.0" has no one-digit-shorter print ("33." is not a float repr)
     if how == "shorter":
         return token[:i] + token[i + 1:]
     if how == "shorter, padded":

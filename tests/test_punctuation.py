@@ -40,6 +40,8 @@ def test_fixer_makes_chinese_prose_full_width(before, after):
     "形状 (3,) 和 (a, b) 是代码",
     "函数 f(x) 的导数 $f'(x), g(x)$",
     "调用 jnp.sum(x) 与 f(X) 时",
+    "把 pmean(grad(本地损失)) 搬过来，最多 len(BUCKETS) 份",
+    "SPMD（single program, multiple data，单程序多数据）",
     "报 ``TypeError: missing `wrt` argument``。",
     "见 [第 2 章](02.ipynb#2.3-静态参数(static)) 与 https://docs.jax.dev/a,b",
     "```python\nx = f(a, b)  # 注释: 不动\n```",

@@ -25,7 +25,7 @@ from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, site  # 
 
 pytestmark = pytest.mark.browser
 CHAPTER = FIRST_CHAPTER
-FRIENDLY = "浏览器里的 Python(Pyodide)没有"
+FRIENDLY = "浏览器里的 Python\uff08Pyodide\uff09没有"
 
 
 def _cell(page, index: int):

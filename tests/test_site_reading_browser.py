@@ -274,7 +274,7 @@ def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     page.locator(".course-restore").click()
     page.locator(".course-copy-banner", has_text="已恢复课程原版").wait_for(timeout=60_000)
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
-    saved_as = re.search(r"另存在:(.+?\.ipynb)", page.locator(".course-copy-banner").inner_text()).group(1)
+    saved_as = re.search(r"另存在[:\uff1a](.+?\.ipynb)", page.locator(".course-copy-banner").inner_text()).group(1)
     assert "我的副本" in saved_as
     assert "读者笔记 恢复测试" not in page.locator(".jp-Notebook").inner_text()
     page.screenshot(path=ARTIFACTS / "17_restored.png")

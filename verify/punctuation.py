@@ -99,14 +99,23 @@ def _neighbour(s, i: int, step: int) -> str:
 
 
 def _han_side(s, i: int, step: int, reach: int = 40) -> bool:
-    """Whether Chinese comes first from i in direction step, across English words and code on the
-    same line (`pyenv;JAX 不支持`: both sides are Chinese sentences, so the mark is Chinese)."""
+    """Whether Chinese comes first from i in direction step, across a name or code on the same line
+    (`pyenv;JAX 0.12 不支持`: both sides are Chinese sentences, so the mark is Chinese). Two English
+    words in a row are an English phrase ("single program, multiple data"): its marks stay."""
     j = i + step
+    words, in_word = 0, False
     while 0 <= j < len(s) and abs(j - i) <= reach and s[j] != "\n":
         c = s[j]
         if _ZH.match(c):
             return True
         if not (c.isalnum() or c in " \t.-_/%" + _SKIP):
+            return False
+        if c.isascii() and c.isalpha():
+            words += not in_word
+            in_word = True
+        elif c in " \t":
+            in_word = False
+        if words >= 2:
             return False
         j += step
     return False
@@ -163,6 +172,12 @@ def _fix_prose(flat: str, prose: list[bool], drop_blanks: bool = True) -> tuple[
     return "".join(c for c, k in zip(out, keep) if k), [p for p, k in zip(prose, keep) if k]
 
 
+def _call_name(flat: str, j: int) -> bool:
+    """Whether "(" at j follows a lower-case name, as a call does: len(BUCKETS), where(x)."""
+    m = re.search(r"([A-Za-z_][A-Za-z0-9_.]*)$", flat[:j])
+    return bool(m) and m.group(1)[:1].islower()
+
+
 def _paren_pairs(flat: str, prose: list[bool]) -> set[int]:
     """Positions of prose parentheses to make full-width: a matched pair on one line that holds
     Chinese or follows Chinese."""
@@ -180,6 +195,8 @@ def _paren_pairs(flat: str, prose: list[bool]) -> set[int]:
             inner = flat[j + 1:i]
             if "," in inner and not _ZH.search(inner):
                 continue  # a tuple such as a shape (3,) or (a, b) is code
+            if _call_name(flat, j):
+                continue  # grad(本地损失), len(BUCKETS): a call, even with Chinese inside
             if _ZH.search(inner.replace(_CODE, "")) or _is_zh(_neighbour(flat, j, -1)) \
                     or (_GLOSS.fullmatch(inner) and _han_side(flat, j, -1)):
                 chosen.update((i, j))

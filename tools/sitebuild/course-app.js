@@ -22,7 +22,7 @@
   var app = null;
 
   function warn(what, e) {
-    console.warn("course-app: 没能" + what + "(照 JupyterLab 默认行为运行):", e);
+    console.warn("course-app: 没能" + what + "（照 JupyterLab 默认行为运行）：", e);
   }
 
   function kernelOnDemand(registry) {
@@ -105,10 +105,10 @@
     if (old) old.remove();
     var note = el("div", "course-jax-note");
     note.setAttribute("role", "note");
-    note.appendChild(el("b", "", "这一格没有运行:"));
-    note.appendChild(document.createTextNode("它需要 JAX,浏览器里没有 JAX。下面保存的输出来自真实的 JAX 0.12.0.1,保持原样。想真正运行:"));
+    note.appendChild(el("b", "", "这一格没有运行："));
+    note.appendChild(document.createTextNode("它需要 JAX，浏览器里没有 JAX。下面保存的输出来自真实的 JAX 0.12.0.1，保持原样。想真正运行："));
     note.appendChild(link(CONFIG.colab + encodeURI(path), "在 Colab 中打开本章"));
-    note.appendChild(document.createTextNode(",或"));
+    note.appendChild(document.createTextNode("，或"));
     note.appendChild(link(CONFIG.local, "在自己的电脑上运行"));
     note.appendChild(document.createTextNode("。"));
     cell.node.appendChild(note);
@@ -164,7 +164,7 @@
   function startingNote(panel) {
     var ctx = panel && panel.sessionContext;
     if (!ctx || (ctx.session && ctx.session.kernel) || document.getElementById("course-starting")) return;
-    var box = el("div", "course-toast", "正在浏览器里启动 Python(Pyodide),第一次大约要 10 秒,之后运行就快了…");
+    var box = el("div", "course-toast", "正在浏览器里启动 Python（Pyodide），第一次大约要 10 秒，之后运行就快了…");
     box.id = "course-starting";
     box.setAttribute("role", "status");
     document.body.appendChild(box);
@@ -192,10 +192,10 @@
       if (saved) {
         bar.appendChild(el("b", "", "这是你的副本。"));
         bar.appendChild(document.createTextNode(
-          "你在这个浏览器里保存过对本章的修改(只存在这台设备的浏览器里),所以这里显示的是你的版本,不是课程原版。"));
+          "你在这个浏览器里保存过对本章的修改（只存在这台设备的浏览器里），所以这里显示的是你的版本，不是课程原版。"));
         var btn = el("button", "course-restore", "恢复原版");
         btn.type = "button";
-        btn.title = "把你的版本另存为「(我的副本 日期)」,再重新打开课程原版";
+        btn.title = "把你的版本另存为「<原名>(我的副本 日期)」，再重新打开课程原版";
         btn.onclick = function () {
           btn.disabled = true;
           window.courseRestoreOriginal(path).then(function (copy) {
@@ -205,11 +205,11 @@
           }, function (e) { btn.disabled = false; warn("恢复原版", e); });
         };
         bar.appendChild(btn);
-        bar.appendChild(el("span", "course-hint", "(你的修改会另存为一个副本,不会丢)"));
+        bar.appendChild(el("span", "course-hint", "（你的修改会另存为一个副本，不会丢）"));
       } else {
         sessionStorage.removeItem("course-restored:" + path);
         bar.appendChild(el("b", "", "已恢复课程原版。"));
-        bar.appendChild(document.createTextNode("你的修改另存在:" + restored + "(在「文件 › 打开」里能找到)。"));
+        bar.appendChild(document.createTextNode("你的修改另存在：" + restored + "（在「文件 › 打开」里能找到）。"));
       }
       bar.setAttribute("data-path", path);
       document.body.appendChild(bar);   // fixed at the bottom: the panel's own layout stays untouched
@@ -302,7 +302,7 @@
 
   // 语言包没覆盖的界面文字(有的组件不经翻译器,直接写死英文):按原文逐字替换,单元格里的内容不动
   var ZH = {
-    "No Kernel": "未启动内核", "Download": "下载", "Clear Browser Data": "清除浏览器数据(删掉本站保存的所有修改)",
+    "No Kernel": "未启动内核", "Download": "下载", "Clear Browser Data": "清除浏览器数据（删掉本站保存的所有修改）",
     "More commands": "更多命令", "Click to open kernel logs": "点击查看内核日志", "Skip to Main": "跳到正文",
     "Table of Contents": "目录", "Close and Shut Down Notebook…": "关闭并停止 Notebook…", "Cell Type": "单元格类型",
     "Select Last Modified Cell": "选中最后修改的单元格", "Select Next Modified Cell": "选中下一个修改过的单元格",

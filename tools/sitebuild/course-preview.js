@@ -117,7 +117,7 @@
     try {
       return drawCell(cell, index);
     } catch (e) {
-      warn("第 " + index + " 格显示失败,改为显示原文", e);
+      warn("第 " + index + " 格显示失败，改为显示原文", e);
       var c = el("div", "cpv-cell");
       c.setAttribute("data-index", index);
       c.appendChild(el("pre", "cpv-code", text(cell && cell.source)));
@@ -330,7 +330,7 @@
     layer.setAttribute("role", "document");
     layer.setAttribute("aria-label", "快速预览");
     layer.tabIndex = -1;
-    var note = el("div", "cpv-bar", "快速预览:阅读界面加载完成后会自动切换,可以先往下读。");
+    var note = el("div", "cpv-bar", "快速预览：阅读界面加载完成后会自动切换，可以先往下读。");
     note.setAttribute("role", "status");
     var button = note.appendChild(el("button", "cpv-close", "关闭预览"));
     button.type = "button";
@@ -355,7 +355,7 @@
       };
       window.addEventListener("keydown", keyGuard, true);
     } catch (e) {
-      warn("快速预览出错,已移除", e);
+      warn("快速预览出错，已移除", e);
       close(layer);
     }
   }
@@ -391,7 +391,7 @@
     // 执行,预览就要等它的长任务间隙
     window.coursePreviewReady = new Promise(function (ok) { shown = ok; setTimeout(ok, START_WAIT_MS); });
     Promise.all([notebook, loadScript(MARKED), dom]).then(function (r) { show(r[0]); })
-      .catch(function (e) { warn("没能显示快速预览(照常等待阅读界面)", e); })
+      .catch(function (e) { warn("没能显示快速预览（照常等待阅读界面）", e); })
       .then(function () {
         // 等预览画到屏幕上(下一帧之后)再放 JupyterLab 启动;这一刻记为 course-preview-shown,供 bench 读
         requestAnimationFrame(function () {
@@ -405,6 +405,6 @@
       });
   } catch (e) {
     if (shown) shown();
-    warn("没能显示快速预览(照常等待阅读界面)", e);
+    warn("没能显示快速预览（照常等待阅读界面）", e);
   }
 })();

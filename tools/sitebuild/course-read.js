@@ -104,7 +104,7 @@
       return Promise.all(r.results.slice(0, 8).map(function (x) { return x.data(); }));
     }).then(function (pages) {
       if (mine !== seq) return;
-      if (!pages.length) { show("<p>没有找到「" + esc(q) + "」。试试更短的词,或 API 名(如 vmap、block_until_ready)。</p>"); return; }
+      if (!pages.length) { show("<p>没有找到「" + esc(q) + "」。试试更短的词，或 API 名（如 vmap、block_until_ready）。</p>"); return; }
       // Pagefind ranks pages; inside a page, rank its sections: a section whose heading names the query
       // first, then by Pagefind's own scores of the matches in it
       var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
@@ -129,7 +129,7 @@
       }).join(""));
     }).catch(function (e) {
       console.warn("course-read: 搜索不可用", e);
-      show("<p>搜索索引没能加载(用 file:// 打开时不可用;请用 ./dev serve 或在线站点)。</p>");
+      show("<p>搜索索引没能加载（用 file:// 打开时不可用；请用 ./dev serve 或在线站点）。</p>");
     });
   }
   input.addEventListener("focus", function () { load().catch(function () {}); });

@@ -81,7 +81,7 @@
     box.style.cssText = "position:fixed;z-index:10000;right:16px;bottom:16px;max-width:420px;padding:12px 16px;" +
       "background:#fff8e1;border:1px solid #f0c36d;border-radius:6px;font:14px/1.5 sans-serif;color:#333;" +
       "box-shadow:0 2px 8px rgba(0,0,0,.2)";
-    box.innerHTML = "<b>课程已更新到新版本。</b>你在旧版本里保存过的修改没有丢,已另存为:" +
+    box.innerHTML = "<b>课程已更新到新版本。</b>你在旧版本里保存过的修改没有丢，已另存为：" +
       "<ul style='margin:4px 0 4px 18px;padding:0'></ul>在课程的文件列表里打开即可。<button>知道了</button>";
     var ul = box.querySelector("ul");
     moved.forEach(function (m) { var li = document.createElement("li"); li.textContent = m[1]; ul.appendChild(li); });
@@ -91,7 +91,7 @@
 
   var timeout = new Promise(function (ok) { setTimeout(function () { ok(null); }, MAX_WAIT_MS); });
   var work = (typeof indexedDB === "undefined" ? Promise.resolve([]) : migrate()).catch(function (e) {
-    console.warn("course-storage: 没能迁移上一版本的浏览器副本(旧存储原样保留):", e);
+    console.warn("course-storage: 没能迁移上一版本的浏览器副本（旧存储原样保留）：", e);
     return [];
   });
   window.courseStorageMoved = work;

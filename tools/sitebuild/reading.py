@@ -91,11 +91,11 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
     else:
         return ""
     if MAINTAINER_TAG in tags:
-        return (f'<details class="maintainer" data-pagefind-ignore><summary>维护者说明(读者可跳过)</summary>'
+        return (f'<details class="maintainer" data-pagefind-ignore><summary>维护者说明（读者可跳过）</summary>'
                 f"{body}</details>")
     if setup:   # the same few lines in every chapter: folded, one click away
-        return (f'<details class="setup" data-pagefind-ignore><summary>准备单元格:导入课程辅助包 jaxcourse'
-                f"(每章相同,点开查看)</summary>{body}</details>")
+        return (f'<details class="setup" data-pagefind-ignore><summary>准备单元格：导入课程辅助包 jaxcourse'
+                f"（每章相同，点开查看）</summary>{body}</details>")
     return body
 
 
@@ -166,7 +166,7 @@ def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_pref
                    f'<a class="button" href="{html.escape(run_url, quote=True)}">在浏览器里运行</a>'
                    f'<a class="button" href="{html.escape(colab, quote=True)}" target="_blank" rel="noopener">'
                    "在 Colab 中打开</a>"
-                   '<span class="note">下面的输出都来自真实的 JAX 0.12.0.1;浏览器里只能运行标了「纯 Python」的单元格。'
+                   '<span class="note">下面的输出都来自真实的 JAX 0.12.0.1；浏览器里只能运行标了「纯 Python」的单元格。'
                    "</span></div>")
     body_attr = " data-pagefind-body" if indexed else ""
     article = mark_first("".join(cells))

@@ -20,8 +20,8 @@ NEEDS_JAX = "needs-jax"   # metadata.course.browser of a cell course-app.js does
 BROWSER_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 
 STARTUP = '''\
-# 站点构建时生成:Pyodide 内核启动时由 IPython 执行(PYTHONSTARTUP,见 lite/jupyter-lite.json)。
-# 即使读者没先运行本章的设置格,导入 jax / numpy 失败时也显示中文提示。
+# 站点构建时生成：Pyodide 内核启动时由 IPython 执行（PYTHONSTARTUP，见 lite/jupyter-lite.json）。
+# 即使读者没先运行本章的设置格，导入 jax / numpy 失败时也显示中文提示。
 def _jaxcourse_startup():
     import sys
     if "/drive" not in sys.path:
@@ -48,10 +48,10 @@ def banner_source(url: str) -> str:
     """Markdown of the note put at the top of each chapter in the site."""
     return (
         f"**[🚀 在 Colab 中打开本章]({url})**\n\n"
-        "> 🧪 这是浏览器里的运行版:下面保存的输出都来自真实的 JAX 0.12.0.1。"
-        "标着「纯 Python · 可在浏览器里运行」的单元格可以直接运行;需要 JAX 的单元格不会运行,保存的输出保持原样,"
+        "> 🧪 这是浏览器里的运行版：下面保存的输出都来自真实的 JAX 0.12.0.1。"
+        "标着「纯 Python · 可在浏览器里运行」的单元格可以直接运行；需要 JAX 的单元格不会运行，保存的输出保持原样，"
         "旁边会出现一行说明。你也可以新建单元格写纯 Python。"
-        "想真正运行 JAX:点上面的 Colab 链接,或克隆仓库后按 README 运行 `./dev setup`。"
+        "想真正运行 JAX：点上面的 Colab 链接，或克隆仓库后按 README 运行 `./dev setup`。"
     )
 
 
