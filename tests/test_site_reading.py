@@ -149,3 +149,14 @@ def test_links_math_images_and_maintainer_cells(tmp_path):
     assert len(list((tmp_path / "img").iterdir())) == 1
     cell = {"cell_type": "markdown", "id": "m", "metadata": {"tags": ["maintainer"]}, "source": "维护说明"}
     assert '<details class="maintainer"' in reading._cell_html(cell, md, {}, images, "../", "run")
+
+
+def test_a_cell_folded_in_jupyterlab_is_folded_on_the_page_with_its_output_shown(tmp_path):
+    md = render.markdown_renderer(render.Links("入门", "", "https://github.com/o/r/blob/main/", set()))
+    images = render.ImageStore(tmp_path / "img")
+    cell = {"cell_type": "code", "id": "p", "metadata": {"jupyter": {"source_hidden": True}}, "source": "probe()",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": "结论：能复现\n"}]}
+    page = BeautifulSoup(reading._cell_html(cell, md, {}, images, "../", "run"), "html.parser")
+    folded = page.select_one("details.source-hidden")
+    assert folded is not None and "probe" in folded.get_text()
+    assert "结论：能复现" in page.select_one(".outputs").get_text() and not page.select_one(".outputs").find_parent("details")

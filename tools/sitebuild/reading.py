@@ -87,7 +87,10 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
             bar = '<div class="cell-bar" data-pagefind-ignore><span class="badge warn">预期报错</span></div>'
         outs = "".join(render.render_output(o, md, images, root) for o in cell.get("outputs", []))
         outs = f'<div class="outputs">{outs}</div>' if outs else ""
-        body = f'<div class="cell code" id="cell-{ident}">{bar}{render.render_code(source)}{outs}</div>'
+        code = render.render_code(source)
+        if cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):  # folded in JupyterLab: folded here too
+            code = f'<details class="source-hidden"><summary>显示代码</summary>{code}</details>'
+        body = f'<div class="cell code" id="cell-{ident}">{bar}{code}{outs}</div>'
     else:
         return ""
     if MAINTAINER_TAG in tags:
