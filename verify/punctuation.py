@@ -1,8 +1,10 @@
 """Chinese punctuation in Chinese prose (GB/T 15834): full-width `,:;?!()` and `。` next to Chinese text.
 
-Code, math, URLs, HTML tags and English stay as they are. One rule set serves the fixer
-(tools/zh_punct.py rewrites markdown, code comments, README and CONTRIBUTING) and the lint
-(`zh-punctuation`), so what the lint reports is exactly what the fixer would change.
+Code, math, URLs, HTML tags, English phrases and calls stay as they are. One rule set serves the
+fixer (tools/zh_punct.py: markdown, code comments and one-line Chinese strings of the notebooks and of
+content/jaxcourse, README, CONTRIBUTING) and the lint (`zh-punctuation`), so what the lint reports is
+exactly what the fixer would change. Strings change marks only, never blanks: they are often compared
+with printed output.
 """
 
 from __future__ import annotations
