@@ -14,7 +14,7 @@ from nbfactory import code, md
 sys.path.insert(0, str(ROOT / "tools"))
 
 from check_selfcheck import check_notebook  # noqa: E402
-from check_structure import check_chapter, fix_stats  # noqa: E402
+from check_structure import check_chapter, counts  # noqa: E402
 
 
 def _rules(path):
@@ -129,14 +129,7 @@ def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path
     assert "selfcheck-pending" in _selfcheck_rules(tmp_path, cells)
 
 
-def test_when_stats_line_is_stale_then_stats_line_is_named(tmp_path):
-    """A 「本章统计」 line with the real figures is clean; one with a wrong assert count is named."""
-    cells = chapter_cells()
-    summary = _index(cells, "## 小结与速查表")
-    cells[summary].source += "\n\n**本章统计**:练习 1 道、`assert` 1 个、单元格 18 个。"
-    assert "stats-line" not in _rules(_executed(tmp_path, cells))
-    cells[summary].source = cells[summary].source.replace("`assert` 1 个", "`assert` 7 个")
-    stale = _executed(tmp_path, cells, name="99_测试章二.ipynb")
-    assert "stats-line" in _rules(stale)
-    assert fix_stats(stale, nbformat.read(stale, as_version=4))      # --fix-stats rewrites the figure
-    assert "stats-line" not in _rules(stale) and "`assert` 1 个" in stale.read_text(encoding="utf-8")
+def test_counts_name_both_kinds_of_pair(tmp_path):
+    path = _executed(tmp_path)
+    figures = counts(path, nbformat.read(path, as_version=4))
+    assert figures["old_new_pairs"] == 1 and figures["wrong_right_pairs"] == 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check every chapter notebook against the layout contract of CONTRIBUTING.md.
 
-Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-stats] [--fix-setup]
+Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-setup]
 Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 when any.
 """
 
@@ -24,15 +24,6 @@ from verify.errors import VerifyError  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
-#: a chapter may close with a 「本章统计」 line; each figure it states must match counts() (either word order)
-STATS_MARK = "本章统计"
-STATS_FIGURES = {
-    "sections": (r"(\d+) 个二级(?:标题|章节)",), "course_sections": (r"课程小节 (\d+) 个",),
-    "supplements": (r"补充专题 (\d+) 个", r"(\d+) 个补充专题"), "exercises": (r"练习 (\d+) 道", r"(\d+) 道练习"),
-    "quiz": (r"测验 (\d+) 题", r"(\d+) 道测验题"), "update_notes": (r"更新说明 (\d+) 条", r"(\d+) 条更新说明"),
-    "asserts": (r"`?assert`? (\d+) 个", r"(\d+) 个 `?assert`?"), "cells": (r"单元格 (\d+) 个", r"(\d+) 个单元格"),
-    "old_new_pairs": (r"旧/新写法 (\d+) 对",), "callouts": (r"⚠️ 注意 (\d+) 处",),
-}
 NON_CHAPTERS = ("00_",)  # index pages have their own layout (see CONTRIBUTING.md)
 
 
@@ -109,30 +100,7 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     for i in code_cells:
         if cells[i].get("execution_count") is None:
             add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
-    _check_stats(path, nb, add)
     return out
-
-
-def _stated(nb):
-    """Each 「本章统计」 cell: (index, text before the mark, the line after it, {key: match of its figure})."""
-    for i, cell in enumerate(nb["cells"]):
-        text = source_text(cell)
-        if cell.get("cell_type") != "markdown" or STATS_MARK not in text:
-            continue
-        head, line = text.split(STATS_MARK, 1)
-        found = {key: next((m for m in (re.search(pat, line) for pat in pats) if m), None)
-                 for key, pats in STATS_FIGURES.items()}
-        yield i, head, line, {k: m for k, m in found.items() if m}
-
-
-def _check_stats(path: Path, nb, add) -> None:
-    """The figures a 「本章统计」 line states are the chapter's real counts."""
-    figures = counts(path, nb)
-    for i, _, _, found in _stated(nb):
-        for key, m in found.items():
-            if int(m.group(1)) != figures[key]:
-                add(i, "stats-line", f"本章统计 says {key} = {m.group(1)}, the chapter has {figures[key]}: "
-                                     "rewrite it with tools/check_structure.py --fix-stats")
 
 
 def _check_sections(ch: Chapter, add) -> None:
@@ -189,21 +157,6 @@ def _check_exercises(ch: Chapter, cells, add) -> None:
             add(ex.answer, "answer-area-empty", f"练习 {ex.id}: ✍️ 作答区 must ship empty (comments only)")
 
 
-def fix_stats(path: Path, nb) -> bool:
-    """Rewrite the figures of the 「本章统计」 line to the real counts; True when the notebook changed."""
-    figures = counts(path, nb)
-    changed = False
-    for i, head, line, found in list(_stated(nb)):
-        for key, m in sorted(found.items(), key=lambda kv: -kv[1].start(1)):   # right to left: offsets stay valid
-            line = line[:m.start(1)] + str(figures[key]) + line[m.end(1):]
-        if head + STATS_MARK + line != source_text(nb["cells"][i]):
-            nb["cells"][i]["source"] = head + STATS_MARK + line
-            changed = True
-    if changed:
-        write_atomic(path, dumps_notebook(nb))
-    return changed
-
-
 def expected_setup() -> str:
     """The setup cell for the repository configured in pyproject.toml (never the CI's own repository:
     the notebooks on GitHub, which Colab opens, carry this text)."""
@@ -236,7 +189,7 @@ def counts(path: Path, nb) -> dict:
         "sections": len(ch.sections), "course_sections": sum(s.kind == "course" for s in ch.sections),
         "supplements": len(ch.supplements), "exercises": len(ch.exercises), "quiz": len(ch.quiz),
         "update_notes": ch.update_notes, "asserts": ch.asserts, "cells": len(nb["cells"]),
-        "old_new_pairs": len(ch.old_new), "callouts": ch.callouts,
+        "old_new_pairs": len(ch.old_new), "wrong_right_pairs": len(ch.wrong_right), "callouts": ch.callouts,
     }
 
 
@@ -245,7 +198,6 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--counts", action="store_true", help="print each chapter's counts")
-    p.add_argument("--fix-stats", action="store_true", help="rewrite each 「本章统计」 line to the real counts")
     p.add_argument("--fix-setup", action="store_true",
                    help="rewrite the setup cell of every notebook under content/ to CONTRIBUTING §8's text")
     args = p.parse_args(argv)
@@ -262,8 +214,6 @@ def main(argv=None) -> int:
         except VerifyError as exc:
             print(f"ERROR {exc}", file=sys.stderr)
             return 2
-        if args.fix_stats and fix_stats(path, nb):
-            print(f"* {path}: 本章统计 updated", file=sys.stderr)
         problems += check_chapter(path, nb)
         if args.counts:
             print(f"{path}: {counts(path, nb)}")

@@ -36,7 +36,12 @@ def heading_anchor(text: str) -> str:
 
 def anchor_target(text: str) -> str:
     """heading_anchor, with the characters that would end a markdown link target escaped."""
-    return heading_anchor(text).replace("(", "%28").replace(")", "%29")
+    return link_fragment(heading_anchor(text))
+
+
+def link_fragment(anchor: str) -> str:
+    """An anchor as it is written after `#` in a markdown link target."""
+    return anchor.replace("(", "%28").replace(")", "%29")
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from verify.cells import SKIP_TAG, is_code, source_text, tags, warning_declared  # noqa: E402
 from verify.normalize import ANSI as ANSI_CODE  # noqa: E402
@@ -32,15 +33,13 @@ GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
 #: a saved traceback holds at most this many lines besides the error message (jaxcourse's short form: a
 #: rule, the header, and two lines for each of at most 3 cell frames)
 TRACEBACK_LINES = 8
-GLOSSARY = ROOT / "tools" / "glossary.toml"
 
 
 def rejected_terms() -> list[tuple[re.Pattern, str]]:
     """(pattern, the term to use) for every `reject` of tools/glossary.toml."""
-    import tomllib
+    from build_glossary import terms
 
-    data = tomllib.loads(GLOSSARY.read_text(encoding="utf-8"))
-    return [(re.compile(r), t["zh"]) for t in data.get("term", []) for r in t.get("reject", [])]
+    return [(re.compile(r), t["zh"]) for t in terms() for r in t.get("reject", [])]
 
 
 def traceback_excess(out: dict) -> int:

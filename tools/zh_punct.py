@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from indexing import MD_LINK, heading_anchor, headings  # noqa: E402
+from indexing import MD_LINK, heading_anchor, headings, link_fragment  # noqa: E402
 from verify.cells import source_text  # noqa: E402
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
 from verify.punctuation import fix_code, fix_markdown  # noqa: E402
@@ -71,14 +71,9 @@ def relink(text: str, here: Path, renamed: dict[Path, dict[str, str]]) -> str:
         new = renamed.get(dest, {}).get(unquote(frag))
         if new is None:
             return m.group(0)
-        return f"[{label}]({file_part}#{_target(new)})"
+        return f"[{label}]({file_part}#{link_fragment(new)})"
 
     return MD_LINK.sub(repl, text)
-
-
-def _target(anchor: str) -> str:
-    """An anchor as a markdown link target (see indexing.anchor_target)."""
-    return anchor.replace("(", "%28").replace(")", "%29")
 
 
 def main(argv=None) -> int:

@@ -123,18 +123,11 @@ def _han_side(s, i: int, step: int, reach: int = 40) -> bool:
     return False
 
 
-def _near(s, i: int, step: int) -> str:
-    """Nearest character from i on the same line, skipping blanks and `*` (emphasis) but not code."""
+def _near(s, i: int, step: int, skip: str = " \t*") -> str:
+    """Nearest character from i on the same line past the skip characters (blanks and `*` emphasis by
+    default; code spans are not skipped); '' at the line's end."""
     j = i + step
-    while 0 <= j < len(s) and s[j] in " \t*":
-        j += step
-    return s[j] if 0 <= j < len(s) and s[j] != "\n" else ""
-
-
-def _line_neighbour(s: str, i: int, step: int) -> str:
-    """Nearest non-blank character from i on the same line ('' at the line's end)."""
-    j = i + step
-    while 0 <= j < len(s) and s[j] in " \t":
+    while 0 <= j < len(s) and s[j] in skip:
         j += step
     return s[j] if 0 <= j < len(s) and s[j] != "\n" else ""
 
@@ -152,20 +145,18 @@ def _fix_prose(flat: str, prose: list[bool], drop_blanks: bool = True) -> tuple[
             if i not in pairs:
                 continue
         elif ch == ".":
-            if not (_is_zh(_neighbour(out, i, -1)) and _line_neighbour(flat, i, +1) == ""):
+            if not (_is_zh(before) and _near(flat, i, +1, " \t") == ""):
                 continue
-        elif ch == "!" and _line_neighbour(flat, i, +1) == "[":
+        elif ch == "!" and _near(flat, i, +1, " \t") == "[":
             continue
         elif ch == ":":  # only its own neighbours decide: "NameError: {msg}" stays, "注意: x" does not
             if not (_is_zh(_near(out, i, -1)) or _is_zh(_near(flat, i, +1))):
                 continue
         elif not (_is_zh(before) or _is_zh(after) or (_han_side(out, i, -1) and _han_side(flat, i, +1))):
             continue
-        elif ch == ":" and before.isdigit() and after.isdigit():
-            continue
         out[i] = FULL[ch]
         for step in (-1, 1) if drop_blanks else ():  # full-width marks carry their own space
-            if _line_neighbour(flat, i, step) in ("|", ""):
+            if _near(flat, i, step, " \t") in ("|", ""):
                 continue  # a table's cell border keeps its padding; so do indentation and line ends
             j = i + step
             while 0 <= j < len(flat) and flat[j] in " \t" and prose[j]:
