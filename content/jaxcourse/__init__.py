@@ -10,6 +10,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python：平台探测
+- run_jax：在新的子进程里运行必须在 JAX 初始化之前配置的演示（设备数、XLA 标志、x64），读回它 report 的结果
 - figure / use_cjk_font：画图前选好中文字体，中文标签不会变成方框
 """
 
@@ -22,9 +23,12 @@ from .jaxprs import all_eqns, jaxpr_size, loop_free, primitive_names
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
+from .subproc import DemoFailed, DemoResult, run_jax
 
 __all__ = [
     "CompileBudgetExceeded",
+    "DemoFailed",
+    "DemoResult",
     "all_eqns",
     "compile_budget",
     "count_compiles",
@@ -38,6 +42,7 @@ __all__ = [
     "loop_free",
     "primitive_names",
     "platform_info",
+    "run_jax",
     "run_python",
     "selfcheck",
     "use_cjk_font",
