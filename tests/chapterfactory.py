@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from nbfactory import code, md, write_notebook
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-from check_structure import expected_setup  # noqa: E402
+from coursetools.structure import expected_setup
 
 SETUP = expected_setup()   # CONTRIBUTING §8, word for word
 LINK = "> 📖 课程原文：[课程](https://apxml.com/courses/getting-started-with-jax)"

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import CONTENT, FIRST_CHAPTER, LANDING, browser as sitebrowser  # noqa: E402
 from sitebuild.build import build  # noqa: E402

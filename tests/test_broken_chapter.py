@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import sys
 
 import nbformat
 import pytest
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from check_selfcheck import answer_lines, check_notebook  # noqa: E402
-from check_structure import check_chapter  # noqa: E402
+from coursetools.selfcheck import answer_lines, check_notebook
+from coursetools.structure import check_chapter
 from verify.contract import parse_chapter  # noqa: E402
 
 EXEMPLAR = ROOT / "content" / "入门" / "01_JAX简介.ipynb"

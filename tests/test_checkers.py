@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 
 import nbformat
 import pytest
 
 from chapterfactory import SETUP, REFERENCE, chapter_cells, write_chapter
-from conftest import ROOT
 from nbfactory import code, md
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from check_selfcheck import check_notebook  # noqa: E402
-from check_structure import check_chapter, counts  # noqa: E402
+from coursetools.selfcheck import check_notebook
+from coursetools.structure import check_chapter, counts
 
 
 def _rules(path):

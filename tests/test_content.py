@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
@@ -11,10 +10,8 @@ import pytest
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from check_selfcheck import check_notebook  # noqa: E402
-from check_structure import chapter_paths, check_chapter  # noqa: E402
+from coursetools.selfcheck import check_notebook
+from coursetools.structure import chapter_paths, check_chapter
 
 CHAPTERS = chapter_paths([ROOT / "content"])
 IDS = [p.stem for p in CHAPTERS]

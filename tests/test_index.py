@@ -12,12 +12,11 @@ import pytest
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from index_page import CAPSTONE_ACCURACY  # noqa: E402
+from coursetools.index_page import CAPSTONE_ACCURACY
 
 FOLDER = ROOT / "content" / "入门"
-BUILDERS = ["build_index_入门.py", "build_core_path.py", "build_keyword_index.py", "build_glossary.py"]
+BUILDERS = [("build_index.py", "入门"), ("build_index.py", "进阶"), ("build_core_path.py",), ("build_keyword_index.py",),
+            ("build_glossary.py",)]
 
 
 def _tool(name, *args):
@@ -26,7 +25,7 @@ def _tool(name, *args):
 
 @pytest.mark.parametrize("builder", BUILDERS)
 def test_generated_page_is_not_stale(builder):
-    proc = _tool(builder, "--check")
+    proc = _tool(*builder, "--check")
     assert proc.returncode == 0, proc.stderr
 
 
@@ -55,9 +54,9 @@ def test_when_update_notes_change_then_index_is_stale_until_rebuilt(course_copy)
     chapter = sorted(course_copy.glob("0[1-7]_*.ipynb"))[0]
     before = re.search(rf"{chapter.stem}\]\([^)]*\) \|[^|]*\|[^|]*\| (\d+) 条", _table(course_copy)).group(1)
     _add_update_note(chapter)
-    stale = _tool("build_index_入门.py", "--check", "--folder", str(course_copy))
-    assert stale.returncode == 1 and "tools/build_index_入门.py" in stale.stderr
-    assert _tool("build_index_入门.py", "--folder", str(course_copy)).returncode == 0
+    stale = _tool("build_index.py", "入门", "--check", "--folder", str(course_copy))
+    assert stale.returncode == 1 and "tools/build_index.py 入门" in stale.stderr
+    assert _tool("build_index.py", "入门", "--folder", str(course_copy)).returncode == 0
     after = re.search(rf"{chapter.stem}\]\([^)]*\) \|[^|]*\|[^|]*\| (\d+) 条", _table(course_copy)).group(1)
     assert int(after) == int(before) + 1
 
@@ -69,8 +68,8 @@ def test_when_capstone_result_changes_then_index_follows(course_copy):
     assert m, "chapter 07 must print `测试准确率\uff1a 0.xxxx\uff08a/b\uff09`"
     changed = m.group(0).replace(m.group(1), "0.5000").replace(f"{m.group(2)}/", "180/")
     capstone.write_text(text.replace(m.group(0), changed))
-    assert _tool("build_index_入门.py", "--check", "--folder", str(course_copy)).returncode == 1
-    assert _tool("build_index_入门.py", "--folder", str(course_copy)).returncode == 0
+    assert _tool("build_index.py", "入门", "--check", "--folder", str(course_copy)).returncode == 1
+    assert _tool("build_index.py", "入门", "--folder", str(course_copy)).returncode == 0
     assert "测试准确率 50.00%\uff08180/" in _table(course_copy)
 
 

@@ -13,9 +13,7 @@ import pytest
 from conftest import ROOT
 from nbfactory import code, write_notebook
 
-sys.path.insert(0, str(ROOT / "tools"))
-
-from lint_notebooks import lint  # noqa: E402
+from coursetools.lint import lint
 from verify.runner import find_notebooks  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """The reading site in a real browser: Playwright (PyPI) driving Debian's chromium against 127.0.0.1.
 
 Runs against content/ when 入门/00_总目录 and 01_JAX简介 exist there, else against the demo course of
-tools/sitebuild/demo.py. Screenshots go to test-artifacts/site/. Without chromium the test is skipped,
+sitebuild/demo.py. Screenshots go to test-artifacts/site/. Without chromium the test is skipped,
 unless VERIFY_REQUIRE_BROWSER=1 (as in .ci/run), where it fails.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
@@ -104,7 +102,7 @@ def test_site_in_browser(site, browser):
           f"{len(late)} scripts, {late_bytes / 1e3:.0f} KB {late[:3]}")
     assert late_bytes <= 100_000, (
         f"{len(late)} scripts ({late_bytes / 1e3:.0f} KB) loaded before the first output are not in "
-        f"tools/sitebuild/preload.txt (JupyterLite changed?); re-record: .venv/bin/python tools/site.py preload")
+        f"sitebuild/preload.txt (JupyterLite changed?); re-record: .venv/bin/python tools/site.py preload")
     assert _text(saved[0]).splitlines()[0] in first.inner_text()
     # a multi-line output shows every line as saved, none with a stray leading "," (jupyterlite#1105)
     multi = next((c for c in saved if len(_text(c).splitlines()) >= 2), None)

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import post, stage  # noqa: E402
 from sitebuild.demo import write_demo  # noqa: E402

@@ -1,13 +1,12 @@
 """The static reading edition without a browser: every saved output shown as saved, every anchor lands.
 
-Pages are written by tools/sitebuild/reading.py from content/ into a temp folder (no JupyterLite build
+Pages are written by sitebuild/reading.py from content/ into a temp folder (no JupyterLite build
 needed: a stand-in root page carries the config block the landing page must keep).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import urllib.parse
 from pathlib import Path
 
@@ -15,9 +14,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
-from indexing import GENERIC_HEADINGS, heading_anchor, headings, read_notebook  # noqa: E402
+from coursetools.indexing import GENERIC_HEADINGS, heading_anchor, headings, read_notebook
 from sitebuild import CONTENT, LANDING, reading, render  # noqa: E402
 
 CFG = {"repository": "owner/repo", "branch": "main", "source": "test"}

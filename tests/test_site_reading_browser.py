@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, render  # noqa: E402
 from sitefixtures import ARTIFACTS, browser, site  # noqa: E402,F401

@@ -256,8 +256,7 @@ def test_when_refreshed_then_saved_tracebacks_are_short_and_name_the_cell_lines(
     text = "\n".join(err["traceback"])
     assert err["ename"] == "TypeError" and "jax/_src" not in text
     assert "Cell In[3], line 1" in text and "Cell In[2], line 2, in total" in text
-    sys.path.insert(0, str(ROOT / "tools"))
-    from lint_notebooks import traceback_excess
+    from coursetools.lint import traceback_excess
 
     assert traceback_excess(err) == 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from conftest import ROOT
@@ -114,3 +115,44 @@ def test_when_only_the_python_patch_release_differs_then_a_refresh_keeps_the_rec
     saved.cells[0].outputs = fresh.cells[0].outputs
     saved.metadata["verify"]["environment"]["numpy"] = "1.0"  # a compared key differs: renew it
     assert merged_for_refresh(saved, fresh, env).metadata["verify"]["environment"] == env
+
+
+def test_refresh_records_the_run_time_and_renews_it_only_when_it_is_far_off():
+    import nbformat
+
+    from verify.execute import merged_for_refresh
+
+    saved = nbformat.v4.new_notebook(cells=[code("print(1)")])
+    fresh = nbformat.v4.new_notebook(cells=[code("print(1)")])
+    first = merged_for_refresh(saved, fresh, None, seconds=40.4)
+    assert first.metadata["verify"]["seconds"] == 40
+    assert merged_for_refresh(first, fresh, None, seconds=55).metadata["verify"]["seconds"] == 40  # within half
+    assert merged_for_refresh(first, fresh, None, seconds=70).metadata["verify"]["seconds"] == 70
+
+
+def test_runner_starts_the_longest_notebooks_first_and_returns_results_in_the_given_order(tmp_path):
+    import json
+
+    from verify.cache import Cache
+    from verify.results import NotebookResult
+    from verify.runner import RunOptions, Runner
+
+    paths = []
+    for name, seconds in [("a", 5), ("b", None), ("c", 90), ("d", 30)]:
+        meta = {"verify": {"seconds": seconds}} if seconds is not None else {}
+        p = tmp_path / f"{name}.ipynb"
+        p.write_text(json.dumps({"cells": [], "metadata": meta, "nbformat": 4, "nbformat_minor": 5}))
+        paths.append(p)
+    cache = Cache(tmp_path / "cache")
+    cache.store(paths[0], "k", 200.0)  # a's last run here took longest: the local record wins
+    runner = Runner(RunOptions(jobs=1), cache=cache)
+    started = []
+
+    def fake(path):
+        started.append(path.stem)
+        return NotebookResult(path=str(path), status="passed")
+
+    runner.run_one = fake
+    results = runner.run(paths)
+    assert started == ["a", "c", "d", "b"]
+    assert [Path(r.path).stem for r in results] == ["a", "b", "c", "d"]

@@ -49,8 +49,7 @@ def test_workflows_pin_actions_by_sha_and_use_the_readme_commands():
 
 
 def test_upgrade_check_replaces_only_jax_pins_and_never_targets_venv(tmp_path):
-    sys.path.insert(0, str(ROOT / "tools"))
-    import upgrade_check
+    from verify import upgrade as upgrade_check
 
     reqs = upgrade_check.requirements("0.11.2")
     assert "jax==0.11.2" in reqs and "jaxlib==0.11.2" in reqs and "optax" in reqs

@@ -1,126 +1,14 @@
 #!/usr/bin/env python3
 """Prove every exercise's 🧪 自检 works: ⏳ when empty, ✅ with the reference, never ✅ when wrong.
 
-Usage: tools/check_selfcheck.py [PATH ...] [--jobs N]
-For each chapter the notebook runs once as shipped in a fresh `jax-study` kernel; then, in the
-same kernel, each exercise's names are removed and its reference answer (appendix) and each
-wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell, and rule_answers: answers that break a
-限制 of the statement) are run before its self-check.
-Also fails when a self-check's source or output contains a line of the reference answer.
-"""
+A thin command: the logic is coursetools/selfcheck.py."""
 
-from __future__ import annotations
-
-import argparse
-import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import nbformat  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
-
-from check_structure import Problem, chapter_paths  # noqa: E402
-from verify.cells import is_code, source_text  # noqa: E402
-from verify.compare import output_text  # noqa: E402
-from verify.contract import parse_chapter  # noqa: E402
-from verify.notebook_io import load_notebook  # noqa: E402
-
-PASS, PENDING = "✅", "⏳"
-
-
-def answer_lines(source: str) -> list[str]:
-    """Lines of a reference answer that would give it away (not comments, imports or trivia)."""
-    lines = []
-    for line in source.splitlines()[1:]:
-        s = line.strip()
-        if len(s) >= 10 and not s.startswith(("#", "import ", "from ")):
-            lines.append(s)
-    return lines
-
-
-class _Session:
-    """One kernel holding the chapter's state, executing probe cells on demand."""
-
-    def __init__(self, nb, path: Path, timeout: float) -> None:
-        self.nb = nb
-        self.client = NotebookClient(nb, kernel_name="jax-study", timeout=timeout, allow_errors=True,
-                                     record_timing=False, shutdown_kernel="immediate",
-                                     resources={"metadata": {"path": str(path.parent.resolve())}})
-
-    def run(self, source: str) -> str:
-        cell = nbformat.v4.new_code_cell(source)
-        self.nb.cells.append(cell)  # nbclient stores the executed cell back by index
-        try:
-            return output_text(self.client.execute_cell(cell, len(self.nb.cells) - 1).get("outputs", []))
-        finally:
-            self.nb.cells.pop()
-
-
-def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
-    """All self-check problems of one chapter."""
-    nb = load_notebook(path)
-    ch = parse_chapter(nb)
-    cells = nb.cells
-    problems: list[Problem] = []
-
-    def add(idx, rule, msg):
-        problems.append(Problem(str(path), idx, cells[idx].get("id", "") if idx is not None else "", rule, msg))
-
-    exercises = [e for e in ch.exercises.values() if None not in (e.answer, e.check, e.reference) and e.names]
-    if not exercises:
-        return problems
-    session = _Session(nb, path, timeout)
-    with session.client.setup_kernel():
-        for i, cell in enumerate(cells):
-            if is_code(cell):
-                session.client.execute_cell(cell, i)
-        for ex in exercises:
-            check_src = source_text(cells[ex.check])
-            ref_src = source_text(cells[ex.reference])
-            reset = f"for _n in {ex.names!r}:\n    globals().pop(_n, None)"
-            shipped = output_text(cells[ex.check].get("outputs", []))
-            if PENDING not in shipped:
-                add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
-            session.run(reset)
-            ref_out = session.run(ref_src)
-            got = session.run(check_src)
-            if PASS not in got:
-                add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
-            outputs = [shipped, got]
-            for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
-                session.run(reset)
-                session.run(wrong)
-                got = session.run(check_src)
-                outputs.append(got)
-                if PASS in got:
-                    add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
-            for line in answer_lines(ref_src):
-                if line in check_src or any(line in o for o in outputs):
-                    add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")
-            session.run(reset)
-    return problems
-
-
-def main(argv=None) -> int:
-    """CLI entry point."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("paths", nargs="*", type=Path)
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--timeout", type=float, default=300)
-    args = p.parse_args(argv)
-    root = Path(__file__).resolve().parent.parent
-    paths = chapter_paths(args.paths or [root / "content"])
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda q: check_notebook(q, args.timeout), paths))
-    problems = [prob for r in results for prob in r]
-    for prob in problems:
-        print(prob)
-    print(f"{len(paths)} chapter(s) checked, {len(problems)} self-check problem(s)", file=sys.stderr)
-    return 1 if problems else 0
-
+from coursetools.selfcheck import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

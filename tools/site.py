@@ -2,7 +2,7 @@
 
     tools/site.py build [--cdn] [--contents DIR] [--output DIR]
     tools/site.py serve [--cdn] [--no-build] [--port N]     (port: --port, $PORT, or 8000)
-    tools/site.py preload   re-record tools/sitebuild/preload.txt in Debian's chromium, then rebuild
+    tools/site.py preload   re-record sitebuild/preload.txt in Debian's chromium, then rebuild
     tools/site.py bench [--runs N] [--no-build]   chapter 01: the static page vs the JupyterLab reading view
     tools/site.py bench --jupyterlab [--runs N] [--no-build] [--slow-network]   the JupyterLab view vs JupyterLite defaults
 """
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sitebuild import CONTENT, FIRST_CHAPTER, OUTPUT, bench, browser, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402

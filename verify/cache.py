@@ -91,7 +91,19 @@ class Cache:
         except (OSError, ValueError, KeyError):
             return False
 
-    def store(self, path: Path, key: str) -> None:
-        """Remember a passing run."""
+    def store(self, path: Path, key: str, seconds: float | None = None) -> None:
+        """Remember a passing run (and how long it took, for the runner's longest-first order)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._file(path).write_text(json.dumps({"path": str(path), "key": key}))
+        record = {"path": str(path), "key": key}
+        if seconds is None:
+            seconds = self.seconds(path)
+        if seconds is not None:
+            record["seconds"] = round(seconds, 1)
+        self._file(path).write_text(json.dumps(record))
+
+    def seconds(self, path: Path) -> float | None:
+        """How long the notebook's last passing real run took here, if one is remembered."""
+        try:
+            return float(json.loads(self._file(path).read_text())["seconds"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None

@@ -185,7 +185,7 @@ def run_notebook(
         first = result.failures()[0]
         result.message = f"{len(result.failures())} cell(s) failed, first: {first.label} [{first.rule}]"
     elif refresh and not keep_going:
-        result.refreshed = _write_refresh(path, saved_nb, run_nb, env)
+        result.refreshed = _write_refresh(path, saved_nb, run_nb, env, time.monotonic() - t0)
     result.seconds = round(time.monotonic() - t0, 3)
     return result
 
@@ -200,7 +200,7 @@ def _check_lite(nb, path: Path, result: NotebookResult) -> None:
                                 f"{errors[cell_res.index]} — remove the tag or make the cell pure Python")
 
 
-def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
+def merged_for_refresh(saved_nb, run_nb, env: dict | None = None, seconds: float | None = None):
     """The saved notebook with fresh outputs and execution counts; everything else untouched.
 
     A cell whose fresh outputs equal the saved ones under the comparison rules (and whose tracebacks
@@ -208,6 +208,8 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
     refresh with nothing changed writes nothing. The recorded
     environment is renewed only when some output changed or it differs in a compared key (a new
     Python patch release alone does not rewrite a notebook whose outputs all still hold).
+    `seconds` (the run's duration) is recorded as metadata.verify.seconds for the runner's
+    longest-first order, renewed only when it is missing or off by more than half.
     """
     merged = copy.deepcopy(saved_nb)
     changed = False
@@ -229,6 +231,10 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None):
         recorded = merged.metadata.get("verify", {}).get("environment")
         if changed or provenance_mismatch(recorded, env):
             merged.metadata.setdefault("verify", {})["environment"] = env
+    if seconds is not None:
+        old = merged.metadata.get("verify", {}).get("seconds")
+        if not isinstance(old, (int, float)) or abs(seconds - old) > 0.5 * max(old, 1):
+            merged.metadata.setdefault("verify", {})["seconds"] = max(1, round(seconds))
     return merged
 
 
@@ -243,9 +249,9 @@ def _images(outputs) -> list:
             for o in outputs for mime, data in o.get("data", {}).items() if mime.startswith("image/")]
 
 
-def _write_refresh(path: Path, saved_nb, run_nb, env: dict) -> bool:
+def _write_refresh(path: Path, saved_nb, run_nb, env: dict, seconds: float | None = None) -> bool:
     """Write the refreshed notebook atomically; return True when bytes changed."""
-    text = dumps_notebook(merged_for_refresh(saved_nb, run_nb, env))
+    text = dumps_notebook(merged_for_refresh(saved_nb, run_nb, env, seconds))
     if path.read_text(encoding="utf-8") == text:
         return False
     write_atomic(path, text)

@@ -10,6 +10,7 @@ Nothing changed → no patch and no body, return 0.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -22,11 +23,14 @@ import nbformat
 
 from . import cells as C
 from .compare import moved_numbers
-from .errors import UsageError
+from .errors import UsageError, VerifyError
 from .execute import decide_cell
 from .notebook_io import write_atomic
 from .results import FAILED
+from .runner import find_notebooks
 from .triage import CLASSES, classify, fence, item_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
 
 TRACEBACK_ONLY = "traceback only"  # outputs equal under the rules; the refresh only renewed a traceback
 BODY_LIMIT = 60_000  # GitHub rejects PR bodies over 65,536 characters
@@ -242,3 +246,56 @@ def repin(pyproject_text: str, versions: dict[str, str]) -> str:
         new = versions.get(m.group("name").lower())
         return f'"{m.group("name")}=={new}"' if new else m.group(0)
     return PIN.sub(sub, pyproject_text)
+
+
+CLI_DOC = """Refresh every notebook, verify it again, and write a patch plus a pull-request body for review.
+
+Usage: tools/propose_refresh.py [PATH ...] [--jax pinned|latest|VERSION] [--out DIR] [--jobs N]
+
+Writes into --out (default refresh-proposal/): report.md always; refresh.patch and pr-body.md
+only when some saved output changed. The refreshed notebooks stay in the work tree (review them
+with `git diff`). --jax other than `pinned` refreshes in a side environment (as
+tools/upgrade_check.py builds it) and proposes that environment's pins in pyproject.toml too.
+Exit: 0 proposal written or nothing changed, 1 an assert or a cell failed (nothing proposed,
+notebooks put back), 2 usage or environment error.
+"""
+
+PINNED_WITH_JAX = ("jax", "jaxlib", "optax", "flax", "orbax-checkpoint", "diffrax", "equinox", "optimistix", "lineax")
+
+
+def side_environment(version: str) -> tuple[str, dict]:
+    """Python of a side environment with JAX `version`, and the versions it resolved."""
+    from . import upgrade
+
+    py = upgrade.build_env(ROOT / ".upgrade-envs" / f"jax-{version}", version)
+    code = ("import json, importlib.metadata as m; "
+            f"print(json.dumps({{n: m.version(n) for n in {PINNED_WITH_JAX!r}}}))")
+    versions = json.loads(subprocess.run([str(py), "-c", code], capture_output=True, text=True, check=True).stdout)
+    return str(py), versions
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point; returns the exit status."""
+    p = argparse.ArgumentParser(prog="tools/propose_refresh.py", description=CLI_DOC.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=CLI_DOC)
+    p.add_argument("paths", nargs="*", type=Path, help="notebooks or folders (default: content/)")
+    p.add_argument("--jax", default="pinned", help="pinned (default), latest, or a release such as 0.12.1")
+    p.add_argument("--out", type=Path, default=ROOT / "refresh-proposal", help="where the files go")
+    p.add_argument("--jobs", type=int, help="notebooks run at once (default: one per core)")
+    p.add_argument("--repo", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    try:
+        notebooks = find_notebooks(args.paths or [args.repo / "content"])
+        if not notebooks:
+            print("ERROR no notebooks found. TIP check the paths", file=sys.stderr)
+            return 2
+        python, pins, title = sys.executable, None, "Refresh saved outputs on the pinned JAX"
+        if args.jax != "pinned":
+            python, pins = side_environment(args.jax)
+            title = f"Refresh saved outputs on jax {pins['jax']}"
+        return propose(args.repo, notebooks, args.out, python=python, jobs=args.jobs, title=title, pins=pins)
+    except VerifyError as exc:
+        print(f"ERROR {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # upgrade.build_env could not build the side environment
+        return int(exc.code or 2)

@@ -84,7 +84,7 @@ class Runner:
             result.cache_key = key
             if result.ok:
                 # a refresh that rewrote the file changes the key: store the new one
-                self.cache.store(path, self._key(path) if result.refreshed else key)
+                self.cache.store(path, self._key(path) if result.refreshed else key, result.seconds)
         result.seconds = round(time.monotonic() - t0, 3)
         self.progress(result)
         return result
@@ -132,10 +132,21 @@ class Runner:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
 
+    def expected_seconds(self, path: Path) -> float:
+        """How long a notebook is expected to take: its last run here, else the duration its last refresh
+        recorded in the notebook (metadata.verify.seconds), else 0."""
+        seconds = self.cache.seconds(path)
+        if seconds is None:
+            seconds = recorded_seconds(path)
+        return seconds or 0.0
+
     def run(self, paths: list[Path]) -> list[NotebookResult]:
-        """Run every notebook; results in the order given. Ctrl-C stops all workers cleanly."""
+        """Run every notebook, longest first (so the wall time stays near max(longest, total ÷ jobs));
+        results in the order given. Ctrl-C stops all workers cleanly."""
         pool = ThreadPoolExecutor(max_workers=max(1, self.options.jobs))
-        futures = [pool.submit(self.run_one, p) for p in paths]
+        order = sorted(range(len(paths)), key=lambda i: -self.expected_seconds(paths[i]))
+        submitted = {i: pool.submit(self.run_one, paths[i]) for i in order}
+        futures = [submitted[i] for i in range(len(paths))]
         try:
             results = [f.result() for f in futures]
         except KeyboardInterrupt:
@@ -146,6 +157,16 @@ class Runner:
             raise
         pool.shutdown(wait=True)
         return results
+
+
+def recorded_seconds(path: Path) -> float | None:
+    """metadata.verify.seconds of a notebook (written by the refresh), read without parsing every cell."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            meta = json.load(fh).get("metadata", {})
+        return float(meta["verify"]["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def summary_line(results: list[NotebookResult]) -> str:

@@ -45,7 +45,7 @@ class DemoResult:
     stdout: str
     stderr: str
     reports: dict = field(default_factory=dict)
-    history: list = field(default_factory=list)  # [(名字, 值), …]，按报告的顺序
+    history: list = field(default_factory=list)  # 每次报告的名字和值，按报告的顺序
 
     def __getitem__(self, name):
         if name not in self.reports:

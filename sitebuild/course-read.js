@@ -1,4 +1,4 @@
-// 静态阅读版的小脚本(tools/sitebuild/reading.py 复制到站点根目录,每页 defer 加载)。
+// 静态阅读版的小脚本(sitebuild/reading.py 复制到站点根目录,每页 defer 加载)。
 // 页面不靠它也能读:这里只加复制按钮、搜索(Pagefind,第一次用时才下载索引)、手机上的目录抽屉
 // 和打印前展开折叠内容。
 (function () {

@@ -13,15 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-import nbformat  # noqa: E402
-from nbformat.v4 import new_markdown_cell, new_notebook  # noqa: E402
+import nbformat
+from nbformat.v4 import new_markdown_cell, new_notebook
 
-from verify.cells import MAINTAINER_TAG, source_text  # noqa: E402
-from verify.contract import GENERIC_HEADINGS, Chapter, parse_chapter  # noqa: E402
-from verify.notebook_io import dumps_notebook, load_notebook, write_atomic  # noqa: E402
-from verify.punctuation import fix_markdown  # noqa: E402
+from verify.cells import MAINTAINER_TAG, source_text
+from verify.contract import GENERIC_HEADINGS, Chapter, parse_chapter
+from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
+from verify.punctuation import fix_markdown
 
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
 MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")

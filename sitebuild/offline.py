@@ -105,7 +105,7 @@ def slim(src: Path, dest: Path, name: str) -> None:
                                 if not line.decode("utf-8").startswith(drop))
             zout.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
         for keep in KEEP_DIRS.get(name, ()):
-            zout.writestr(zipfile.ZipInfo(keep, date_time=(1980, 1, 1, 0, 0, 0)), "Left out of the reading site's copy of this wheel (tools/sitebuild/offline.py).\n")
+            zout.writestr(zipfile.ZipInfo(keep, date_time=(1980, 1, 1, 0, 0, 0)), "Left out of the reading site's copy of this wheel (sitebuild/offline.py).\n")
 
 
 def bundle(lite: Path, cache: Path) -> dict:

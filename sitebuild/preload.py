@@ -66,7 +66,7 @@ def inject(output: Path) -> dict:
     anchor = '<script id="jupyter-config-data"'
     if anchor not in html:
         raise SystemExit(f"ERROR {page} has no jupyter-config-data block; "
-                         "update tools/sitebuild/preload.py for this JupyterLite version")
+                         "update sitebuild/preload.py for this JupyterLite version")
     exists = [p for p in paths if (Path(output) / urllib.parse.unquote(p.split("?")[0])).is_file()]
     missing = [p for p in paths if p not in exists]
     present = [p for p in exists if not referenced(html, p)]

@@ -225,7 +225,7 @@ def config_block(jupyterlite_index: str) -> str:
     m = re.search(r'<script id="jupyter-config-data".*?</script>', jupyterlite_index, re.S)
     if not m:
         raise SystemExit("ERROR JupyterLite's index.html has no jupyter-config-data block; "
-                         "update tools/sitebuild/reading.py for this JupyterLite version")
+                         "update sitebuild/reading.py for this JupyterLite version")
     return m.group(0) + "\n"
 
 

@@ -70,7 +70,7 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     preloads = post.finish(output, storage_prefix=STORAGE_PREFIX, release=release,
                            cache=CACHE, cfg=cfg)
     if preloads["missing"]:
-        print(f"WARNING {len(preloads['missing'])} scripts in tools/sitebuild/preload.txt are not in this build "
+        print(f"WARNING {len(preloads['missing'])} scripts in sitebuild/preload.txt are not in this build "
               f"(first: {preloads['missing'][0]}); the first chapter loads slower until you re-record it: "
               ".venv/bin/python tools/site.py preload", file=sys.stderr)
     pages = reading.write_site(Path(contents), output, cfg)

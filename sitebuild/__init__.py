@@ -6,7 +6,7 @@ import os
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
 LITE_DIR = ROOT / "lite"
 OUTPUT = ROOT / "_output"

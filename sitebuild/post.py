@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import urllib.parse
 from pathlib import Path
 
 from . import preload, preview
@@ -14,11 +13,6 @@ SCRIPT = "course-storage.js"
 SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
 #: start-up tweaks: the kernel starts on the first run of a cell; no wait for the workspace save (see the file)
 APP_SCRIPT = "course-app.js"
-
-def landing_url(landing: str) -> str:
-    """Relative URL of the landing notebook in the notebook reading UI."""
-    return "notebooks/index.html?path=" + urllib.parse.quote(landing)
-
 
 def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path,
                           links: dict | None = None) -> None:
@@ -44,7 +38,7 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
             continue
         if "await import(" not in html or "<head>" not in html:
             raise SystemExit(f"ERROR {page} does not look like a JupyterLite 0.8 app page; "
-                             "update tools/sitebuild/post.py for this JupyterLite version")
+                             "update sitebuild/post.py for this JupyterLite version")
         html = html.replace("<head>", "<head>\n    " + _tags(app), 1)
         html = html.replace("await import(", WAIT_FOR_STORAGE + "await import(", 1)
         if _reading(app):

@@ -29,7 +29,7 @@ def install(output: Path, cache: Path) -> None:
         js = tar.extractfile("package/lib/marked.umd.js").read().decode("utf-8")
     if "MIT License" not in js[:400]:
         raise SystemExit(f"ERROR marked {MARKED_VERSION}'s marked.umd.js lost its license header; "
-                         "check tools/sitebuild/preview.py against this version")
+                         "check sitebuild/preview.py against this version")
     (output / MARKED).write_text(SOURCE_MAP.sub("\n", js), encoding="utf-8")
     shutil.copyfile(Path(__file__).with_name(SCRIPT), output / SCRIPT)
 

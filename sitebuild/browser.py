@@ -11,9 +11,9 @@ import json
 import os
 import shutil
 import time
+import urllib.parse
 from pathlib import Path
 
-from . import post
 
 #: a quiet headless chromium: no first-run work, no background traffic competing with the page
 CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -29,7 +29,7 @@ def chromium() -> str | None:
 
 def chapter_url(base: str, chapter: str) -> str:
     """The chapter in the notebook reading UI."""
-    return base + post.landing_url(chapter)
+    return base + "notebooks/index.html?path=" + urllib.parse.quote(chapter)
 
 
 def first_output_cell(notebook: Path) -> int:

@@ -1,0 +1,219 @@
+"""Check every chapter notebook against the layout contract of CONTRIBUTING.md.
+
+Usage: tools/check_structure.py [PATH ...] [--counts] [--fix-setup]
+Each problem is printed as `notebook: cell N (id X): [rule] message`; exit 1 when any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+from verify.cells import LITE_TAG, is_code, source_text, tags
+from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, NEW_MARK, OLD_MARK, OLD_VERSION, RIGHT_MARK,
+                             SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
+                             setup_source)
+from verify.errors import VerifyError
+from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
+
+CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
+NON_CHAPTERS = ("00_",)  # index pages have their own layout (see CONTRIBUTING.md)
+
+
+@dataclass
+class Problem:
+    """One broken rule."""
+
+    path: str
+    cell: int | None
+    cell_id: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"cell {self.cell + 1} (id {self.cell_id})" if self.cell is not None else "notebook"
+        return f"{self.path}: {where}: [{self.rule}] {self.message}"
+
+
+def chapter_paths(paths: list[Path]) -> list[Path]:
+    """Chapter notebooks among paths (folders are searched for NN_*.ipynb, index pages skipped)."""
+    found = []
+    for p in paths:
+        if p.is_dir():
+            found += [f for f in sorted(p.rglob(CHAPTER_GLOB)) if not f.name.startswith(NON_CHAPTERS)
+                      and ".ipynb_checkpoints" not in f.parts]
+        else:
+            found.append(p)
+    return found
+
+
+def check_chapter(path: Path, nb) -> list[Problem]:
+    """All contract problems of one chapter notebook."""
+    cells = nb["cells"]
+    ch = parse_chapter(nb)
+    out: list[Problem] = []
+
+    def add(cell, rule, msg):
+        out.append(Problem(str(path), cell, cells[cell].get("id", "") if cell is not None else "", rule, msg))
+
+    if nb.get("metadata", {}).get("kernelspec", {}).get("name") != "jax-study":
+        add(None, "kernelspec", "metadata.kernelspec.name must be `jax-study` (select the kernel 「Python (JAX 学习)」 and save)")
+    missing = [k for k in CHAPTER_KEYS if not ch.meta.get(k)]
+    if missing:
+        add(None, "chapter-metadata", f"metadata.course lacks {', '.join(missing)}")
+
+    code_cells = [i for i, c in enumerate(cells) if is_code(c)]
+    if not code_cells or LITE_TAG not in tags(cells[code_cells[0]]) or "import jaxcourse" not in source_text(cells[code_cells[0]]):
+        add(code_cells[0] if code_cells else None, "setup-cell", "the first code cell must be the lite-tagged setup cell that imports jaxcourse")
+    elif source_text(cells[code_cells[0]]) != expected_setup():
+        add(code_cells[0], "setup-cell", "the setup cell differs from CONTRIBUTING §8 (the repository in pyproject.toml "
+            "[tool.jaxcourse] goes into its pip line); run: .venv/bin/python tools/check_structure.py --fix-setup")
+
+    _check_sections(ch, add)
+    _check_exercises(ch, cells, add)
+    for cell, folded in ch.quiz:
+        if not folded:
+            add(cell, "quiz-folded", "quiz answer must be folded in <details><summary>答案</summary>…</details>")
+    for pairs, bad, good in ((ch.old_new, OLD_MARK, NEW_MARK), (ch.wrong_right, WRONG_MARK, RIGHT_MARK)):
+        for old, new in pairs:
+            if new is None:
+                add(old, "old-new-pair", f"a `{bad}` cell must be immediately followed by a `{good}` code cell")
+    for old, _ in ch.old_new:
+        if not OLD_VERSION.search(first_line(cells[old])):
+            add(old, "old-version", f"`{OLD_MARK}` names an API JAX deprecated or removed: say in which version on this line, "
+                "e.g. `# ❌ 旧写法（0.4.31 移除）…`; a mistake that never worked is `# ❌ 错误写法` / `# ✅ 正确写法`")
+    for cell, head in ch.stray_marks:
+        add(cell, "stray-mark", f"`{head[:40]}` is not one of the pairs {OLD_MARK} → {NEW_MARK}, {WRONG_MARK} → {RIGHT_MARK} "
+            "(or its ❌ cell is missing right before it)")
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") == "markdown":
+            for line in source_text(cell).splitlines():
+                if "⚠️" in line and (line.lstrip().startswith("#") or (line.startswith("> ⚠️") and not CALLOUT.match(line))):
+                    add(i, "callout-form", f"a warning is written `{CALLOUT_MARK}…` (a quote line), not {line[:30]!r}")
+    for i in code_cells:
+        if cells[i].get("execution_count") is None:
+            add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
+    return out
+
+
+def _check_sections(ch: Chapter, add) -> None:
+    kinds = [s.kind for s in ch.sections]
+    for s in ch.sections:
+        if s.kind == "unknown":
+            add(s.start, "section-order", f"unknown H2 heading `## {s.title}` (allowed: `## N.M 标题` or {', '.join(SECTION_TITLES.values())})")
+    required = [k for k in SECTION_KINDS if k != "course"]
+    for k in required:
+        if k not in kinds:
+            add(None, "section-order", f"missing section `## {SECTION_TITLES[k]}`")
+    if "course" not in kinds:
+        add(None, "section-order", "no course section (`## N.M 标题`)")
+    order = [SECTION_KINDS.index(k) for k in kinds if k in SECTION_KINDS]
+    if order != sorted(order) or any(kinds.count(k) > 1 for k in required):
+        first_bad = next((s for s, a, b in zip(ch.sections[1:], order, order[1:]) if b < a), ch.sections[0])
+        add(first_bad.start, "section-order",
+            "sections out of order; required: 课程讲解/课程代码 (## N.M …) → " + " → ".join(SECTION_TITLES.values()))
+    for s in ch.sections:
+        if s.kind != "course":
+            continue
+        if not s.link:
+            add(s.start, "course-section-link", "course section must open with `> 📖 课程原文\uff1a[标题](https://apxml.com/…)`")
+    if ch.sections:
+        for s in ch.sections:
+            if s.kind == "supplement" and not ch.supplements:
+                add(s.start, "supplement-marks", "🔍 补充 has no `### 🟢 必读 · …` / `### ⚪ 选读 · …` supplement")
+
+
+def _check_exercises(ch: Chapter, cells, add) -> None:
+    appendix = next((s for s in ch.sections if s.kind == "appendix"), None)
+    for ex in ch.exercises.values():
+        anchor = next(i for i in (ex.statement, ex.answer, ex.check, ex.reference, 0) if i is not None)
+        parts = {"statement (### 练习 ID · 标题)": ex.statement, "✍️ 作答区 cell": ex.answer,
+                 "🧪 自检 cell": ex.check, "参考答案 cell in the appendix": ex.reference}
+        absent = [name for name, idx in parts.items() if idx is None]
+        if absent:
+            add(anchor, "exercise-complete", f"练习 {ex.id} lacks: {', '.join(absent)}")
+            continue
+        if not ex.statement < ex.answer < ex.check:
+            add(ex.answer, "exercise-complete", f"练习 {ex.id}: order must be statement → ✍️ 作答区 → 🧪 自检")
+        if appendix is None or not appendix.start <= ex.reference < appendix.end:
+            add(ex.reference, "exercise-complete", f"练习 {ex.id}: 参考答案 must be in `## {SECTION_TITLES['appendix']}`")
+        if not ex.wrong_answers:
+            add(ex.check, "exercise-wrong-answer", f"练习 {ex.id}: 🧪 自检 cell needs metadata.course.wrong_answers (≥ 1 plausible wrong answer)")
+        if len(ex.rule_answers) < len(ex.rules):
+            add(ex.check, "exercise-rule", f"练习 {ex.id}: the statement states {len(ex.rules)} 限制 "
+                f"({'; '.join(ex.rules)}) but metadata.course.rule_answers holds {len(ex.rule_answers)}: add, for each, "
+                "an answer that breaks it and gives correct values (the self-check must reject it), or drop the rule")
+        if not ex.names:
+            add(ex.check, "exercise-complete", f"练习 {ex.id}: 🧪 自检 must call selfcheck(ID, names=[…], checks=[…])")
+        body = [ln for ln in source_text(cells[ex.answer]).splitlines()[1:] if ln.strip() and not ln.strip().startswith("#")]
+        if body:
+            add(ex.answer, "answer-area-empty", f"练习 {ex.id}: ✍️ 作答区 must ship empty (comments only)")
+
+
+def expected_setup() -> str:
+    """The setup cell for the repository configured in pyproject.toml (never the CI's own repository:
+    the notebooks on GitHub, which Colab opens, carry this text)."""
+    from sitebuild import project_config
+
+    cfg = project_config(env={})
+    return setup_source(cfg["repository"], cfg["branch"])
+
+
+def setup_cell(nb) -> int | None:
+    """Index of the notebook's setup cell (first code cell, importing jaxcourse), or None."""
+    first = next((i for i, c in enumerate(nb["cells"]) if is_code(c)), None)
+    return first if first is not None and "import jaxcourse" in source_text(nb["cells"][first]) else None
+
+
+def fix_setup(path: Path, nb) -> bool:
+    """Rewrite the setup cell to the expected text (atomically); True when the file changed."""
+    i = setup_cell(nb)
+    if i is None or source_text(nb["cells"][i]) == expected_setup():
+        return False
+    nb["cells"][i]["source"] = expected_setup()
+    write_atomic(path, dumps_notebook(nb))
+    return True
+
+
+def counts(path: Path, nb) -> dict:
+    """The chapter's figures for closing notes and the index."""
+    ch = parse_chapter(nb)
+    return {
+        "sections": len(ch.sections), "course_sections": sum(s.kind == "course" for s in ch.sections),
+        "supplements": len(ch.supplements), "exercises": len(ch.exercises), "quiz": len(ch.quiz),
+        "update_notes": ch.update_notes, "asserts": ch.asserts, "cells": len(nb["cells"]),
+        "old_new_pairs": len(ch.old_new), "wrong_right_pairs": len(ch.wrong_right), "callouts": ch.callouts,
+    }
+
+
+def main(argv=None) -> int:
+    """CLI entry point."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("paths", nargs="*", type=Path)
+    p.add_argument("--counts", action="store_true", help="print each chapter's counts")
+    p.add_argument("--fix-setup", action="store_true",
+                   help="rewrite the setup cell of every notebook under content/ to CONTRIBUTING §8's text")
+    args = p.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    if args.fix_setup:
+        for path in sorted((root / "content").rglob("*.ipynb")):
+            if ".ipynb_checkpoints" not in path.parts and fix_setup(path, load_notebook(path)):
+                print(f"* {path.relative_to(root)}: setup cell rewritten", file=sys.stderr)
+    paths = chapter_paths(args.paths or [root / "content"])
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            nb = load_notebook(path)
+        except VerifyError as exc:
+            print(f"ERROR {exc}", file=sys.stderr)
+            return 2
+        problems += check_chapter(path, nb)
+        if args.counts:
+            print(f"{path}: {counts(path, nb)}")
+    for prob in problems:
+        print(prob)
+    print(f"{len(paths)} chapter(s) checked, {len(problems)} problem(s)", file=sys.stderr)
+    return 1 if problems else 0
