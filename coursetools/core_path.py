@@ -1,4 +1,4 @@
-"""Generate content/入门/核心学习路径.ipynb: course sections plus every 🟢 必读 supplement, in order.
+"""Generate content/入门/核心学习路径.ipynb: course sections plus every 🟢 必读 supplement, for both parts.
 
 Reading time is estimated from the cells each item spans: 300 Chinese characters (or 60 English
 words) of prose per minute, and 8 lines of code per minute (reading and running it).
@@ -11,10 +11,15 @@ import re
 from pathlib import Path
 
 
-from .indexing import ROOT, chapters, generated_page, headings, link, page_main
+from verify.contract import NAVIGATION_PART
+
+from .indexing import ROOT, course_chapters, generated_page, headings, link, page_main
 from verify.cells import source_text
 
-FOLDER = ROOT / "content" / "入门"
+FOLDER = ROOT / "content" / NAVIGATION_PART
+#: 进阶's recommended order (00_总目录's 学习路线): 08 and 10 right after 入门, then 01→02→04→03→06,
+#: then the rest as needed; 入门 is read in chapter order
+ROUTE = {"进阶": ("08", "10", "01", "02", "04", "03", "06", "05", "07", "09", "11")}
 PAGE = FOLDER / "核心学习路径.ipynb"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 WORD = re.compile(r"[A-Za-z]+")
@@ -47,26 +52,40 @@ def items(ch) -> list[tuple[str, str, float, bool]]:
     return out
 
 
+def _in_route(chapters: list, part: str) -> list:
+    """A part's chapters in its recommended reading order (chapters the route does not name go last)."""
+    route = ROUTE.get(part)
+    if not route:
+        return chapters
+    return sorted(chapters, key=lambda ch: route.index(ch.name[:2]) if ch.name[:2] in route else len(route))
+
+
 def build(folder: Path = FOLDER) -> object:
-    """The core-path page."""
-    total_core = total_all = 0.0
-    parts = []
-    for ch in chapters(folder):
-        rows = []
-        total_all += minutes(ch.nb.cells)  # everything: sections, supplements, exercises, quiz, appendix
-        for heading, label, mins, core in items(ch):
-            if core:
-                total_core += mins
-                rows.append(f"- {link(ch.path, heading, label)} · 约 {max(1, round(mins))} 分钟")
-        parts.append(f"## {ch.name}\n\n" + "\n".join(rows))
-    saved = 100 * (1 - total_core / total_all) if total_all else 0
-    intro = ("# 入门 · 核心学习路径\n\n"
+    """The core-path page: for each part, its chapters in reading order, each with its core items."""
+    page = folder / PAGE.name
+    found = course_chapters(folder)
+    cells, totals = [], []
+    for part in dict.fromkeys(ch.part for ch in found):
+        core = whole = 0.0
+        sections = []
+        for ch in _in_route([c for c in found if c.part == part], part):
+            rows = []
+            whole += minutes(ch.nb.cells)  # everything: sections, supplements, exercises, quiz, appendix
+            for heading, label, mins, is_core in items(ch):
+                if is_core:
+                    core += mins
+                    rows.append(f"- {link(ch.path, heading, label, base=page)} · 约 {max(1, round(mins))} 分钟")
+            sections.append(f"### {ch.name}\n\n" + "\n".join(rows))
+        saved = 100 * (1 - core / whole) if whole else 0
+        totals.append(f"- **{part}**\uff1a核心路径约 **{core / 60:.1f} 小时**\uff0c全部内容（含补充、练习、测验和附录）约 "
+                      f"{whole / 60:.1f} 小时\uff0c能省下约 {saved:.0f}% 的时间。")
+        order = "按章节顺序" if part not in ROUTE else "按[进阶 · 总目录](../进阶/00_总目录.ipynb#学习路线)推荐的顺序"
+        cells.append(f"## {part}\n\n{order}排列。\n\n" + "\n\n".join(sections))
+    intro = ("# 核心学习路径\n\n"
              "第一遍学习只看这里列出的内容：每章的课程正文，加上标着「🟢 必读」的补充；「⚪ 选读」可以先跳过。"
-             "练习和测验建议每章学完就做。\n\n"
-             f"按核心路径学完入门课约需 **{total_core / 60:.1f} 小时**，整套入门（含全部补充、练习、测验和附录）约 {total_all / 60:.1f} 小时，"
-             f"能省下约 {saved:.0f}% 的时间。\n\n"
+             "练习和测验建议每章学完就做。先学完入门，再学进阶。\n\n" + "\n".join(totals) + "\n\n"
              "> 时间是按单元格估算的：正文每分钟 300 个汉字（或 60 个英文单词），代码每分钟 8 行（读懂并运行）。")
-    return generated_page([intro] + parts, "tools/build_core_path.py")
+    return generated_page([intro] + cells, "tools/build_core_path.py")
 
 
 def main(argv=None) -> int:

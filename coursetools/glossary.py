@@ -11,12 +11,14 @@ import tomllib
 from pathlib import Path
 
 
+from verify.contract import NAVIGATION_PART
+
 from .indexing import ROOT, generated_page, page_main
 from verify.notebook_io import write_atomic
 from verify.punctuation import fix_markdown
 
 DATA = ROOT / "tools" / "glossary.toml"
-FOLDER = ROOT / "content" / "入门"
+FOLDER = ROOT / "content" / NAVIGATION_PART
 PAGE = FOLDER / "术语表.ipynb"
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 START, END = "<!-- glossary:start (tools/build_glossary.py) -->", "<!-- glossary:end -->"

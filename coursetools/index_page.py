@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from verify.contract import PARTS
+
 from .indexing import ROOT, chapters, link, read_notebook, replace_generated_cells, to_nb, write_or_check
 from verify.compare import output_text
 
@@ -83,8 +85,6 @@ def main(argv=None, part: str | None = None) -> int:
     replace_generated_cells(nb, {"chapter-table": chapter_table(config)})
     return write_or_check(index, nb, args.check, config.command)
 
-
-PARTS = ("入门", "进阶")
 
 #: 进阶 chapters as the outline plans them; a row shows （整理中） until its notebook exists
 PLANNED = {

@@ -7,6 +7,7 @@ them is typed by hand. `--check` makes each builder compare instead of write (ex
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import nbformat
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 from verify.cells import MAINTAINER_TAG, source_text
-from verify.contract import GENERIC_HEADINGS, Chapter, parse_chapter
+from verify.contract import GENERIC_HEADINGS, PARTS, Chapter, parse_chapter
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
 from verify.punctuation import fix_markdown
 
@@ -55,6 +56,11 @@ class ChapterInfo:
     def name(self) -> str:
         return self.path.stem
 
+    @property
+    def part(self) -> str:
+        """The course part the chapter belongs to (its folder's name: 入门, 进阶)."""
+        return self.path.parent.name
+
 
 def chapters(folder: Path) -> list[ChapterInfo]:
     """The numbered chapters (01_…, 02_…) of a course folder, in order."""
@@ -64,6 +70,17 @@ def chapters(folder: Path) -> list[ChapterInfo]:
             continue
         nb = load_notebook(path)
         out.append(ChapterInfo(path, nb, parse_chapter(nb)))
+    return out
+
+
+def course_chapters(page_folder: Path) -> list[ChapterInfo]:
+    """The chapters of every part, part by part: the parts are the folders of PARTS beside page_folder
+    (the folder of the navigation pages); a part with no folder yet is skipped."""
+    out = []
+    for part in PARTS:
+        folder = page_folder.parent / part
+        if folder.is_dir():
+            out += chapters(folder)
     return out
 
 
@@ -91,8 +108,9 @@ def section_for_cell(nb, index: int, max_level: int = 3) -> str | None:
 
 
 def link(path: Path, heading: str | None, label: str | None = None, base: Path | None = None) -> str:
-    """Markdown link to a notebook (relative to base's folder) and optionally a heading in it."""
-    rel = path.name if base is None else Path(path).resolve().relative_to(base.resolve()).as_posix()
+    """Markdown link to a notebook and optionally a heading in it; relative to the page `base` (a file)
+    when given, else just the notebook's file name (a page in the same folder)."""
+    rel = path.name if base is None else Path(os.path.relpath(Path(path).resolve(), Path(base).resolve().parent)).as_posix()
     target = rel + (f"#{anchor_target(heading)}" if heading else "")
     return f"[{label or heading or path.stem}]({target})"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 from verify.cells import LITE_TAG, is_code, source_text, tags
-from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, NEW_MARK, OLD_MARK, OLD_VERSION, RIGHT_MARK,
+from verify.contract import (COURSE_SLUGS, PARTS, CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, NEW_MARK, OLD_MARK, OLD_VERSION, RIGHT_MARK,
                              SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
                              setup_source)
 from verify.errors import VerifyError
@@ -64,6 +64,10 @@ def check_chapter(path: Path, nb) -> list[Problem]:
     missing = [k for k in CHAPTER_KEYS if not ch.meta.get(k)]
     if missing:
         add(None, "chapter-metadata", f"metadata.course lacks {', '.join(missing)}")
+    folder = Path(path).parent.name
+    if folder in PARTS and ch.meta.get("part") != folder:
+        add(None, "chapter-metadata", f"metadata.course.part is {ch.meta.get('part')!r} but the notebook is in "
+            f"content/{folder}/: set it to {folder!r}")
 
     code_cells = [i for i, c in enumerate(cells) if is_code(c)]
     if not code_cells or LITE_TAG not in tags(cells[code_cells[0]]) or "import jaxcourse" not in source_text(cells[code_cells[0]]):
@@ -100,6 +104,7 @@ def check_chapter(path: Path, nb) -> list[Problem]:
 
 
 def _check_sections(ch: Chapter, add) -> None:
+    slug = COURSE_SLUGS.get(ch.meta.get("part", ""))
     kinds = [s.kind for s in ch.sections]
     for s in ch.sections:
         if s.kind == "unknown":
@@ -120,6 +125,9 @@ def _check_sections(ch: Chapter, add) -> None:
             continue
         if not s.link:
             add(s.start, "course-section-link", "course section must open with `> 📖 课程原文\uff1a[标题](https://apxml.com/…)`")
+        elif slug and f"/courses/{slug}" not in s.link:
+            add(s.start, "course-section-link", f"a {ch.meta.get('part')} section's 课程原文 link points into "
+                f"https://apxml.com/courses/{slug}/… (or its /zh/ edition), not {s.link}")
     if ch.sections:
         for s in ch.sections:
             if s.kind == "supplement" and not ch.supplements:

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.cells import MAINTAINER_TAG
-from verify.contract import FOLDED_ANSWER, GENERIC_HEADINGS
+from verify.contract import FOLDED_ANSWER, GENERIC_HEADINGS, PARTS
 
 from . import LANDING, render, stage
 
-PARTS = ("入门", "进阶")
 CSS = Path(__file__).with_name("reading.css")
 SCRIPT = "course-read.js"
 SITE_TITLE = "中文 JAX 课程"

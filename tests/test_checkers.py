@@ -129,3 +129,20 @@ def test_counts_name_both_kinds_of_pair(tmp_path):
     path = _executed(tmp_path)
     figures = counts(path, nbformat.read(path, as_version=4))
     assert figures["old_new_pairs"] == 1 and figures["wrong_right_pairs"] == 1
+
+
+def test_a_part_folder_must_match_the_metadata_and_its_apxml_course(tmp_path):
+    folder = tmp_path / "进阶"
+    folder.mkdir()
+    path = _executed(folder)  # metadata says part 测试, course links point into getting-started-with-jax
+    assert "chapter-metadata" in _rules(path)
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["course"]["part"] = "进阶"
+    nbformat.write(nb, path)
+    problems = check_chapter(path, nbformat.read(path, as_version=4))
+    assert {p.rule for p in problems} == {"course-section-link"}
+    assert "advanced-jax" in problems[0].message
+    for cell in nb.cells:
+        cell.source = cell.source.replace("getting-started-with-jax", "advanced-jax")
+    nbformat.write(nb, path)
+    assert _rules(path) == set()

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 
 from .cells import course_meta, source_text
 
+#: the course's parts, each a folder under content/ with its own 00_总目录 and numbered chapters
+PARTS = ("入门", "进阶")
+#: the apxml.com course each part follows: a course section's 课程原文 link must point into it
+COURSE_SLUGS = {"入门": "getting-started-with-jax", "进阶": "advanced-jax"}
+#: the folder that holds the navigation pages shared by both parts (核心学习路径, 关键词索引, 术语表)
+NAVIGATION_PART = "入门"
+
 # Chapter sections (H2 headings) in their required order.
 SECTION_KINDS = ["course", "supplement", "exercises", "quiz", "updates", "summary", "appendix"]
 SECTION_TITLES = {
