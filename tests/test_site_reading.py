@@ -158,3 +158,19 @@ def test_a_cell_folded_in_jupyterlab_is_folded_on_the_page_with_its_output_shown
     folded = page.select_one("details.source-hidden")
     assert folded is not None and "probe" in folded.get_text()
     assert "结论：能复现" in page.select_one(".outputs").get_text() and not page.select_one(".outputs").find_parent("details")
+
+
+def test_both_parts_are_one_course_landing_sidebar_and_pager_lead_into_进阶(pages):
+    out, written = pages
+    rels = [p.rel for p in written]
+    assert "进阶/00_总目录.ipynb" in rels and rels.index("进阶/00_总目录.ipynb") > rels.index("入门/07_实战专题.ipynb")
+    advanced_index = urllib.parse.quote("进阶/00_总目录.html")
+    root = _soup(out / "index.html")   # the landing page: its sidebar and its text both lead to 进阶 00
+    assert root.select_one(f'.sidebar a[href="{advanced_index}"]')
+    assert root.select_one(f'main a[href="{advanced_index}"]')
+    last = _soup(out / "入门/07_实战专题.html")
+    assert last.select_one(".pager a.next")["href"] == "../" + advanced_index
+    assert last.select_one(f'main a[href="../{advanced_index}"]')   # the chapter's last words point there too
+    index = _soup(out / "进阶/00_总目录.html")
+    assert index.select_one('.sidebar a[aria-current="page"]').get_text().startswith("进阶")
+    assert "07_" in index.select_one(".pager a.prev")["href"]
