@@ -219,7 +219,7 @@ def test_every_saved_output_is_shown_as_saved_in_both_views(site, browser):
 
 @pytest.mark.parametrize("query, where", [("异步派发", "01_JAX简介"), ("block_until_ready", "01_JAX简介"),
                                           ("重新编译", "02_JIT编译"), ("静态参数", "02_JIT编译"),
-                                          ("掩码", "01_控制流与变换")])   # 进阶 is in the index too
+                                          ("staging", "01_控制流与变换")])   # 进阶 is in the index too
 def test_search_finds_the_section(site, browser, query, where):
     """A Chinese query and an API name each find a section of the right chapter; the result lands there."""
     ctx = browser["ctx"]
