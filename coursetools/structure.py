@@ -203,13 +203,16 @@ def main(argv=None) -> int:
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--counts", action="store_true", help="print each chapter's counts")
     p.add_argument("--fix-setup", action="store_true",
-                   help="rewrite the setup cell of every notebook under content/ to CONTRIBUTING §8's text")
+                   help="rewrite the setup cell to CONTRIBUTING §8's text: of the notebooks given (index pages "
+                        "included), or of every notebook under content/")
     args = p.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
     if args.fix_setup:
-        for path in sorted((root / "content").rglob("*.ipynb")):
+        targets = [f for p in (args.paths or [root / "content"])
+                   for f in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])]
+        for path in targets:
             if ".ipynb_checkpoints" not in path.parts and fix_setup(path, load_notebook(path)):
-                print(f"* {path.relative_to(root)}: setup cell rewritten", file=sys.stderr)
+                print(f"* {path}: setup cell rewritten", file=sys.stderr)
     paths = chapter_paths(args.paths or [root / "content"])
     problems: list[Problem] = []
     for path in paths:

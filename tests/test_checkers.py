@@ -146,3 +146,15 @@ def test_a_part_folder_must_match_the_metadata_and_its_apxml_course(tmp_path):
         cell.source = cell.source.replace("getting-started-with-jax", "advanced-jax")
     nbformat.write(nb, path)
     assert _rules(path) == set()
+
+
+def test_fix_setup_rewrites_only_the_notebooks_it_is_given(tmp_path):
+    from coursetools.structure import main
+
+    cells = chapter_cells()
+    cells[_index(cells, "# 准备")].source = "# 准备：旧的准备单元格\nimport jaxcourse"
+    given, other = _executed(tmp_path, cells, "98_给定.ipynb"), _executed(tmp_path, cells, "97_其他.ipynb")
+    before = other.read_text()
+    main(["--fix-setup", str(given)])
+    assert "setup-cell" not in _rules(given)
+    assert other.read_text() == before and "setup-cell" in _rules(other)
