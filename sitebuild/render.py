@@ -95,7 +95,9 @@ class Links:
         resolved = _normalize(f"{self.page_dir}/{target}" if self.page_dir else target)
         if resolved in self.known:
             page = path[: -len(".ipynb")] + ".html"
-            return self.prefix + page + (f"#{frag}" if frag else ""), False
+            if self.prefix:   # the root copy of a page: "入门/" + "../进阶/x.html" is just "进阶/x.html"
+                page = _normalize(self.prefix + page)
+            return page + (f"#{frag}" if frag else ""), False
         if resolved.startswith("../"):              # README.md, CONTRIBUTING.md, tools/…
             return self.github + urllib.parse.quote(resolved[3:]) + (f"#{frag}" if frag else ""), True
         return self.github + "content/" + urllib.parse.quote(resolved) + (f"#{frag}" if frag else ""), True
