@@ -45,6 +45,8 @@ def test_jaxpr_helpers_look_inside_nested_programs():
     looped = lambda n: jax.make_jaxpr(lambda x: jnp.stack([jnp.sin(v) for v in x]))(jnp.ones(n))
     scanned = lambda n: jax.make_jaxpr(lambda x: jax.lax.map(jnp.sin, x))(jnp.ones(n))
     assert jaxcourse.loop_free(batched) and not jaxcourse.loop_free(looped) and not jaxcourse.loop_free(scanned)
+    # same_size allows a scan (one equation whatever the length) but not a loop unrolled while tracing
+    assert jaxcourse.same_size(scanned) and jaxcourse.same_size(batched) and not jaxcourse.same_size(looped)
 
 
 def test_forbid_also_catches_a_name_imported_from_the_module():

@@ -6,7 +6,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - selfcheck：练习自检（✅ / ⏳ / ❌）
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
-- all_eqns / jaxpr_size / primitive_names / loop_free：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
+- all_eqns / jaxpr_size / primitive_names / same_size / loop_free：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python：平台探测
@@ -19,7 +19,7 @@ import sys as _sys
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
 from .compiles import count_compiles
-from .jaxprs import all_eqns, jaxpr_size, loop_free, primitive_names
+from .jaxprs import all_eqns, jaxpr_size, loop_free, primitive_names, same_size
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
@@ -44,6 +44,7 @@ __all__ = [
     "platform_info",
     "run_jax",
     "run_python",
+    "same_size",
     "selfcheck",
     "use_cjk_font",
 ]
