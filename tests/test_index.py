@@ -78,13 +78,28 @@ def test_every_internal_link_resolves():
     assert proc.returncode == 0, proc.stdout
 
 
-def test_keyword_index_lists_every_jax_api_used_in_code():
+def test_keyword_index_lists_every_jax_api_used_in_code_of_both_parts():
     page = (FOLDER / "关键词索引.ipynb").read_text()
     used = set()
-    for nb_path in FOLDER.glob("0[1-7]_*.ipynb"):
+    chapters = sorted((ROOT / "content").glob("*/[0-9][0-9]_*.ipynb"))
+    assert {p.parent.name for p in chapters} == {"入门", "进阶"}
+    for nb_path in (p for p in chapters if not p.name.startswith("00_")):
         for cell in json.loads(nb_path.read_text())["cells"]:
             if cell["cell_type"] == "code":
                 for line in "".join(cell["source"]).splitlines():
                     used |= set(re.findall(r"(?<![\w.])jax\.[a-z]\w*", line.split("#")[0]))
     missing = sorted(api for api in used if f"`{api}" not in page)
     assert used and not missing, missing
+    assert "../进阶/01_" in page   # 进阶 places are linked from the shared page
+
+
+def test_core_path_covers_both_parts_进阶_in_its_learning_route_order():
+    from coursetools.core_path import ROUTE
+
+    page = json.loads((FOLDER / "核心学习路径.ipynb").read_text())
+    text = "\n".join("".join(c["source"]) for c in page["cells"])
+    assert "\n## 入门" in "\n" + text and "\n## 进阶" in "\n" + text
+    advanced = text.split("## 进阶", 1)[1]
+    order = [m for m in re.findall(r"^### (\d\d)_", advanced, re.M)]
+    assert order and order == sorted(order, key=ROUTE["进阶"].index)
+    assert "](../进阶/01_" in advanced
