@@ -56,9 +56,9 @@ def sort_key(term: str) -> str:
 
 
 def initial(term: str) -> str:
-    """The letter a term is filed under (A–Z; # for anything else)."""
+    """The letter a term is filed under (A–Z; 其他 for anything else, e.g. a term that starts with √)."""
     first = sort_key(term)[:1].upper()
-    return first if "A" <= first <= "Z" else "#"
+    return first if "A" <= first <= "Z" else "其他"
 
 
 def short_label(heading: str) -> str:
