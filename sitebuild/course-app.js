@@ -277,9 +277,13 @@
   }
 
   // 左上角的 JupyterLite 标志本来打开文件列表(新标签页);改成回到这一章的阅读版
-  function backToReading(path) {
+  function backToReading(path, tries) {
     var logo = document.querySelector("a#jp-NotebookLogo, #jp-NotebookLogo a, #jp-top-panel a[href*='tree']");
-    if (!logo || !/\.ipynb$/.test(path)) return;
+    if (!/\.ipynb$/.test(path)) return;
+    if (!logo) {   // 顶栏有时比笔记本晚画出来：稍等再试
+      if ((tries || 0) < 40) setTimeout(function () { backToReading(path, (tries || 0) + 1); }, 250);
+      return;
+    }
     logo.href = siteRoot() + encodeURI(path.replace(/\.ipynb$/, ".html"));
     logo.target = "_self";
     logo.title = "回到本章的阅读版";
