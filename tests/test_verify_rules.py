@@ -156,3 +156,18 @@ def test_runner_starts_the_longest_notebooks_first_and_returns_results_in_the_gi
     results = runner.run(paths)
     assert started == ["a", "c", "d", "b"]
     assert [Path(r.path).stem for r in results] == ["a", "b", "c", "d"]
+
+
+def test_a_markdown_only_notebook_passes_without_starting_a_kernel(tmp_path, monkeypatch):
+    import nbformat
+
+    from verify import execute
+
+    path = tmp_path / "page.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 只有文字")])
+    nb.metadata["verify"] = {"environment": __import__("verify.cache", fromlist=["provenance"]).provenance()}
+    nbformat.write(nb, path)
+    started = []
+    monkeypatch.setattr(execute.NotebookClient, "execute", lambda self, **kw: started.append(1))
+    result = execute.run_notebook(path)
+    assert result.status == "passed" and not started

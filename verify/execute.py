@@ -146,7 +146,8 @@ def run_notebook(
     )
     stop: tuple[int, str, str, str] | None = None  # (cell index, rule, message, detail)
     try:
-        client.execute()
+        if any(C.is_code(cell) for cell in saved_nb.cells):   # a markdown-only page needs no kernel
+            client.execute()
     except CellTimeoutError as exc:
         stop = (tracker.current, "cell timeout", f"no result within {timeout:g} s per cell; the kernel was stopped", str(exc).strip()[:2000])
     except DeadKernelError as exc:
