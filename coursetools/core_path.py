@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
+from verify.cells import source_text
 from verify.contract import NAVIGATION_PART
 
 from .indexing import ROOT, course_chapters, generated_page, headings, link, page_main
-from verify.cells import source_text
 
 FOLDER = ROOT / "content" / NAVIGATION_PART
 #: 进阶's recommended order (00_总目录's 学习路线): 08 and 10 right after 入门, then 01→02→04→03→06,

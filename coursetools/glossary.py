@@ -10,12 +10,11 @@ import sys
 import tomllib
 from pathlib import Path
 
-
 from verify.contract import NAVIGATION_PART
-
-from .indexing import ROOT, generated_page, page_main
 from verify.notebook_io import write_atomic
 from verify.punctuation import fix_markdown
+
+from .indexing import ROOT, generated_page, page_main
 
 DATA = ROOT / "tools" / "glossary.toml"
 FOLDER = ROOT / "content" / NAVIGATION_PART

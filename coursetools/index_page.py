@@ -12,10 +12,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from verify.compare import output_text
 from verify.contract import PARTS
 
 from .indexing import ROOT, chapters, link, read_notebook, replace_generated_cells, to_nb, write_or_check
-from verify.compare import output_text
 
 CAPSTONE_ACCURACY = re.compile(r"测试准确率[:\uff1a]\s*([0-9.]+)\s*[(\uff08](\d+)/(\d+)[)\uff09]")
 CAPSTONE_COMPILES = re.compile(r"训练循环编译次数[:\uff1a]\s*(\d+)")

@@ -1,7 +1,7 @@
 """Shared code of the generated navigation pages: chapters, anchors, links, generated cells.
 
 The index pages (00_总目录, 核心学习路径, 关键词索引) are built from the chapters only, by
-tools/build_index_*.py, tools/build_core_path.py and tools/build_keyword_index.py; nothing in
+tools/build_index.py, tools/build_core_path.py and tools/build_keyword_index.py; nothing in
 them is typed by hand. `--check` makes each builder compare instead of write (exit 1 if stale).
 """
 
@@ -13,8 +13,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
 import nbformat
 from nbformat.v4 import new_markdown_cell, new_notebook
 
@@ -22,6 +20,8 @@ from verify.cells import MAINTAINER_TAG, source_text
 from verify.contract import GENERIC_HEADINGS, PARTS, Chapter, parse_chapter
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
 from verify.punctuation import fix_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
 MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
@@ -92,8 +92,6 @@ def headings(nb) -> list[tuple[int, int, str]]:
             for m in HEADING.finditer(source_text(cell)):
                 found.append((i, len(m.group(1)), m.group(2)))
     return found
-
-
 
 
 def section_for_cell(nb, index: int, max_level: int = 3) -> str | None:

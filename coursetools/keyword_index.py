@@ -11,11 +11,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-
+from verify.cells import source_text
 from verify.contract import NAVIGATION_PART
 
 from .indexing import ROOT, course_chapters, generated_page, link, page_main, section_for_cell
-from verify.cells import source_text
 
 FOLDER = ROOT / "content" / NAVIGATION_PART
 PAGE = FOLDER / "关键词索引.ipynb"

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote
 
+from verify.cells import source_text
 
 from .indexing import MD_LINK, ROOT, heading_anchor, headings, read_notebook
-from verify.cells import source_text
 
 
 def notebook_links(path: Path):

@@ -13,14 +13,14 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
 from verify.cells import SKIP_TAG, is_code, source_text, tags, warning_declared
-from verify.normalize import ANSI as ANSI_CODE
-from verify.punctuation import prose_text, problems as punctuation_problems
 from verify.compare import WARNING_LINE
+from verify.normalize import ANSI as ANSI_CODE
 from verify.notebook_io import load_notebook
+from verify.punctuation import problems as punctuation_problems, prose_text
 from verify.runner import find_notebooks
+
+ROOT = Path(__file__).resolve().parent.parent
 
 IMAGE_BUDGET = 250_000  # bytes per image, decoded
 MACHINE_PATH = re.compile(r"(/tmp/[\w.-]+|/home/[\w.-]+|/Users/[\w.-]+|/root/[\w.-]+|[A-Z]:\\\\Users\\\\|/work/[\w.-]+|/opt/[\w.-]+|\.venv/)")

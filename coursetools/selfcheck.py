@@ -16,15 +16,15 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-
 import nbformat
 from nbclient import NotebookClient
 
-from .structure import Problem, chapter_paths
 from verify.cells import is_code, source_text
 from verify.compare import output_text
 from verify.contract import parse_chapter
 from verify.notebook_io import load_notebook
+
+from .structure import Problem, chapter_paths
 
 PASS, PENDING = "✅", "⏳"
 

@@ -11,10 +11,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from verify.cells import LITE_TAG, is_code, source_text, tags
-from verify.contract import (COURSE_SLUGS, PARTS, CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, NEW_MARK, OLD_MARK, OLD_VERSION, RIGHT_MARK,
-                             SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
+from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, COURSE_SLUGS, NEW_MARK, OLD_MARK, OLD_VERSION, PARTS,
+                             RIGHT_MARK, SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
                              setup_source)
 from verify.errors import VerifyError
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic

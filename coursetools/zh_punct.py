@@ -17,12 +17,13 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote
 
-ROOT = Path(__file__).resolve().parent.parent
-
-from .indexing import MD_LINK, heading_anchor, headings, link_fragment
 from verify.cells import source_text
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
 from verify.punctuation import fix_code, fix_markdown
+
+from .indexing import MD_LINK, heading_anchor, headings, link_fragment
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_FILES = ("README.md", "CONTRIBUTING.md")
 HELPER_PACKAGE = "content/jaxcourse"  # its messages reach the reader: comments and strings are fixed like a cell's
