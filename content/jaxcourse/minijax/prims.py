@@ -1,0 +1,555 @@
+"""迷你 JAX 的原语和它们的规则：每个原语一小段，五条规则放在一起读。
+
+- impl：在具体的 Array 上真的算出来
+- shape：只看形状和 dtype（make_jaxpr、jit 追踪时用）
+- jvp：前向模式，给出输出的切线（tangent）
+- vjp：反向模式，把输出的余切（cotangent）传回每个输入（不可导的输入给 None）
+- batch：批处理规则，vmap 用；批维度要么在第 0 维（0），要么没有（None）
+
+规则里的运算都通过 bind 完成，所以规则本身也能再被别的变换追踪：grad 套 grad、vmap 套 grad 都是这样来的。
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from .array import Array, asarray, broadcast_shapes, cast, f32, indices, size, strides
+from .core import (Primitive, ShapedArray, batch_rules, get_aval, impl_rules, jvp_rules, shape_rules,
+                   vjp_rules)
+
+FLOAT = "float32"
+
+
+def result_dtype(*avals) -> tuple[str, bool]:
+    """dtype of an elementwise result, with JAX's weak typing: a Python scalar takes the other side's dtype.
+
+    Returns (dtype, weak): weak only when every operand is weak (all were Python scalars).
+    """
+    strong = [a.dtype for a in avals if not a.weak_type]
+    floats = any(a.dtype == FLOAT for a in avals)
+    if not strong:
+        return (FLOAT if floats else avals[0].dtype), True
+    return (FLOAT if floats else strong[0]), False
+
+
+def zeros(aval) -> object:
+    """Zeros of an aval; an array is a broadcast of the scalar 0 (as JAX writes it in a jaxpr)."""
+    zero = Array([0], (), aval.dtype)
+    return zero if aval.shape == () else broadcast_in_dim(zero, aval.shape, ())
+
+
+def _batch_elementwise(prim):
+    def rule(axis, vals, dims, **params):
+        rank = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
+        new = []
+        for v, d in zip(vals, dims):
+            shape = get_aval(v).shape
+            if d is not None and len(shape) - 1 < rank:
+                v = reshape(v, shape[:1] + (1,) * (rank - len(shape) + 1) + shape[1:])
+            new.append(v)
+        return [bind1(prim, *new, **params)], [0]
+    return rule
+
+
+# ---- 逐元素的原语 ----
+def _elementwise(name, fn, out_dtype=None):
+    prim = Primitive(name)
+
+    def impl(*xs, **params):
+        xs = [asarray(x) for x in xs]
+        shape = broadcast_shapes(*(x.shape for x in xs))
+        dtype, weak = result_dtype(*(get_aval(x) for x in xs))
+        dtype = out_dtype or dtype
+        cols = [x.broadcast_to(shape) for x in xs]
+        data = [fn(*vals, **params) for vals in zip(*cols)]
+        return [Array(data, shape, dtype, weak and out_dtype is None)]
+
+    def shape_rule(*avals, **params):
+        dtype, weak = result_dtype(*avals)
+        return [ShapedArray(broadcast_shapes(*(a.shape for a in avals)), out_dtype or dtype,
+                            weak and out_dtype is None)]
+    impl_rules[prim], shape_rules[prim], batch_rules[prim] = impl, shape_rule, _batch_elementwise(prim)
+    return prim
+
+
+def _safe(fn):
+    def wrapped(*xs):
+        try:
+            return f32(fn(*xs))
+        except (ValueError, ZeroDivisionError):    # 像 IEEE 浮点：log(0) = -inf，0/0 = nan
+            return _ieee(fn, *xs)
+        except OverflowError:
+            return math.inf
+    return wrapped
+
+
+def _ieee(fn, *xs):
+    if fn is math.log:
+        return -math.inf if xs[0] == 0 else math.nan
+    if fn is operator.truediv:
+        x, y = xs
+        return math.nan if x == 0 or math.isnan(x) else math.copysign(math.inf, x) * math.copysign(1, y)
+    if fn is math.sqrt:
+        return math.nan
+    return math.nan
+
+
+def _div(x, y):
+    if isinstance(x, int) and isinstance(y, int):     # 整数除法按 C 的规则向零取整
+        return int(x / y) if y else 0
+    return _safe(operator.truediv)(x, y)
+
+
+def _arith(op):
+    def fn(x, y):
+        r = op(x, y)
+        return f32(r) if isinstance(r, float) else r
+    return fn
+
+
+add_p = _elementwise("add", _arith(operator.add))
+add_any_p = _elementwise("add_any", _arith(operator.add))   # 反向模式里累加余切用的加法
+sub_p = _elementwise("sub", _arith(operator.sub))
+mul_p = _elementwise("mul", _arith(operator.mul))
+div_p = _elementwise("div", _div)
+max_p = _elementwise("max", lambda x, y: x if (x >= y or math.isnan(x)) else y)
+min_p = _elementwise("min", lambda x, y: x if (x <= y or math.isnan(x)) else y)
+neg_p = _elementwise("neg", lambda x: -x)
+sin_p = _elementwise("sin", _safe(math.sin))
+cos_p = _elementwise("cos", _safe(math.cos))
+exp_p = _elementwise("exp", _safe(math.exp))
+log_p = _elementwise("log", _safe(math.log))
+tanh_p = _elementwise("tanh", _safe(math.tanh))
+sqrt_p = _elementwise("sqrt", _safe(math.sqrt))
+integer_pow_p = _elementwise("integer_pow", lambda x, y: f32(x ** y) if isinstance(x, float) else x ** y)
+gt_p = _elementwise("gt", operator.gt, "bool")
+lt_p = _elementwise("lt", operator.lt, "bool")
+ge_p = _elementwise("ge", operator.ge, "bool")
+le_p = _elementwise("le", operator.le, "bool")
+eq_p = _elementwise("eq", operator.eq, "bool")
+ne_p = _elementwise("ne", operator.ne, "bool")
+select_n_p = _elementwise("select_n", lambda which, *cases: cases[int(which)])
+
+
+def _select_shape(which, *cases):
+    return [ShapedArray(broadcast_shapes(which.shape, *(c.shape for c in cases)), *result_dtype(*cases))]
+
+
+def _select_impl(which, *cases):
+    which, cases = asarray(which), [asarray(c) for c in cases]
+    shape = broadcast_shapes(which.shape, *(c.shape for c in cases))
+    dtype, weak = result_dtype(*map(get_aval, cases))
+    cols = [which.broadcast_to(shape)] + [c.broadcast_to(shape) for c in cases]
+    return [Array([vals[1 + int(vals[0])] for vals in zip(*cols)], shape, dtype, weak)]
+
+
+shape_rules[select_n_p], impl_rules[select_n_p] = _select_shape, _select_impl
+
+convert_element_type_p = Primitive("convert_element_type")
+impl_rules[convert_element_type_p] = lambda x, new_dtype, weak_type=False: [
+    Array(asarray(x).data, asarray(x).shape, new_dtype, weak_type)]
+shape_rules[convert_element_type_p] = lambda a, new_dtype, weak_type=False: [ShapedArray(a.shape, new_dtype, weak_type)]
+
+
+def bind1(prim, *args, **params):
+    return prim.bind(*args, **params)
+
+
+add = lambda x, y: bind1(add_p, x, y)            # noqa: E731
+add_any = lambda x, y: bind1(add_any_p, x, y)    # noqa: E731
+sub = lambda x, y: bind1(sub_p, x, y)            # noqa: E731
+mul = lambda x, y: bind1(mul_p, x, y)            # noqa: E731
+div = lambda x, y: bind1(div_p, x, y)            # noqa: E731
+neg = lambda x: bind1(neg_p, x)                  # noqa: E731
+sin, cos, exp, log = (lambda p: lambda x: bind1(p, x))(sin_p), (lambda p: lambda x: bind1(p, x))(cos_p), \
+    (lambda p: lambda x: bind1(p, x))(exp_p), (lambda p: lambda x: bind1(p, x))(log_p)
+tanh = lambda x: bind1(tanh_p, x)                # noqa: E731
+sqrt = lambda x: bind1(sqrt_p, x)                # noqa: E731
+integer_pow = lambda x, y: bind1(integer_pow_p, x, y=y)   # noqa: E731
+select_n = lambda which, *cases: bind1(select_n_p, which, *cases)   # noqa: E731
+convert_element_type = lambda x, dtype: bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=False)  # noqa: E731
+
+
+# ---- 形状类原语 ----
+reduce_sum_p, reduce_max_p = Primitive("reduce_sum"), Primitive("reduce_max")
+broadcast_in_dim_p, reshape_p, transpose_p = Primitive("broadcast_in_dim"), Primitive("reshape"), Primitive("transpose")
+dot_general_p = Primitive("dot_general")
+index_p, stack_p = Primitive("index"), Primitive("stack")   # 取第 i 片 / 叠起来（scan 用）
+
+
+def _reduce(fn):
+    def impl(x, axes):
+        x = asarray(x)
+        keep = [d for d in range(x.ndim) if d not in axes]
+        out_shape = tuple(x.shape[d] for d in keep)
+        groups = {}
+        for idx, v in zip(indices(x.shape), x.data):
+            groups.setdefault(tuple(idx[d] for d in keep), []).append(v)
+        data = [fn(groups[idx]) for idx in indices(out_shape)]
+        return [Array(data, out_shape, x.dtype)]
+    return impl
+
+
+def _fsum(vals):
+    if vals and isinstance(vals[0], float):
+        acc = 0.0
+        for v in vals:       # 逐个累加并舍入到 float32，像一个简单的设备实现
+            acc = f32(acc + v)
+        return acc
+    return sum(vals)
+
+
+impl_rules[reduce_sum_p], impl_rules[reduce_max_p] = _reduce(_fsum), _reduce(max)
+shape_rules[reduce_sum_p] = shape_rules[reduce_max_p] = lambda a, axes: [
+    ShapedArray([n for d, n in enumerate(a.shape) if d not in axes], a.dtype)]
+
+
+def _bcast_impl(x, shape, broadcast_dimensions):
+    x = asarray(x)
+    data = [x.at(tuple(idx[d] if x.shape[i] != 1 else 0 for i, d in enumerate(broadcast_dimensions)))
+            for idx in indices(shape)]
+    return [Array(data, shape, x.dtype, x.weak_type)]
+
+
+impl_rules[broadcast_in_dim_p] = _bcast_impl
+shape_rules[broadcast_in_dim_p] = lambda a, shape, broadcast_dimensions: [ShapedArray(shape, a.dtype, a.weak_type)]
+impl_rules[reshape_p] = lambda x, new_sizes: [Array(asarray(x).data, new_sizes, asarray(x).dtype, asarray(x).weak_type)]
+shape_rules[reshape_p] = lambda a, new_sizes: [ShapedArray(new_sizes, a.dtype, a.weak_type)]
+
+
+def _transpose_impl(x, permutation):
+    x = asarray(x)
+    shape = tuple(x.shape[p] for p in permutation)
+    st = strides(x.shape)
+    data = [x.data[sum(i * st[p] for i, p in zip(idx, permutation))] for idx in indices(shape)]
+    return [Array(data, shape, x.dtype, x.weak_type)]
+
+
+impl_rules[transpose_p] = _transpose_impl
+shape_rules[transpose_p] = lambda a, permutation: [ShapedArray([a.shape[p] for p in permutation], a.dtype, a.weak_type)]
+
+
+def _dot_dims(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lfree = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rfree = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    shape = tuple([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in lfree] + [rhs.shape[d] for d in rfree])
+    return lfree, rfree, shape
+
+
+def _dot_impl(lhs, rhs, dimension_numbers, preferred_element_type=None):
+    lhs, rhs = asarray(lhs), asarray(rhs)
+    (lc, rc), (lb, rb) = dimension_numbers
+    lfree, rfree, shape = _dot_dims(lhs, rhs, dimension_numbers)
+    dtype, _ = result_dtype(get_aval(lhs), get_aval(rhs))
+    data = []
+    for idx in indices(shape):
+        b, lf, rf = idx[:len(lb)], idx[len(lb):len(lb) + len(lfree)], idx[len(lb) + len(lfree):]
+        terms = []
+        for k in indices([lhs.shape[d] for d in lc]):
+            li, ri = [0] * lhs.ndim, [0] * rhs.ndim
+            for dims, vals, target in ((lb, b, li), (rb, b, ri), (lfree, lf, li), (rfree, rf, ri),
+                                       (lc, k, li), (rc, k, ri)):
+                for d, v in zip(dims, vals):
+                    target[d] = v
+            terms.append(lhs.at(li) * rhs.at(ri))
+        data.append(_fsum([cast(t, dtype) for t in terms]) if terms else cast(0, dtype))
+    return [Array(data, shape, dtype)]
+
+
+impl_rules[dot_general_p] = _dot_impl
+shape_rules[dot_general_p] = lambda l, r, dimension_numbers, preferred_element_type=None: [
+    ShapedArray(_dot_dims(l, r, dimension_numbers)[2], result_dtype(l, r)[0])]
+
+
+def _index_impl(x, axis, i):
+    x = asarray(x)
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    data = [x.at(idx[:axis] + (i,) + idx[axis:]) for idx in indices(shape)]
+    return [Array(data, shape, x.dtype, x.weak_type)]
+
+
+def _stack_impl(*xs, axis):
+    xs = [asarray(x) for x in xs]
+    shape = xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
+    data = [xs[idx[axis]].at(idx[:axis] + idx[axis + 1:]) for idx in indices(shape)]
+    return [Array(data, shape, result_dtype(*map(get_aval, xs))[0])]
+
+
+impl_rules[index_p], impl_rules[stack_p] = _index_impl, _stack_impl
+shape_rules[index_p] = lambda a, axis, i: [ShapedArray(a.shape[:axis] + a.shape[axis + 1:], a.dtype, a.weak_type)]
+shape_rules[stack_p] = lambda *avals, axis: [ShapedArray(avals[0].shape[:axis] + (len(avals),) + avals[0].shape[axis:],
+                                                         result_dtype(*avals)[0])]
+
+reduce_sum = lambda x, axes: bind1(reduce_sum_p, x, axes=tuple(axes))   # noqa: E731
+reduce_max = lambda x, axes: bind1(reduce_max_p, x, axes=tuple(axes))   # noqa: E731
+broadcast_in_dim = lambda x, shape, dims: bind1(broadcast_in_dim_p, x, shape=tuple(shape),   # noqa: E731
+                                                broadcast_dimensions=tuple(dims))
+reshape = lambda x, shape: bind1(reshape_p, x, new_sizes=tuple(shape))   # noqa: E731
+transpose = lambda x, perm: bind1(transpose_p, x, permutation=tuple(perm))   # noqa: E731
+dot_general = lambda l, r, dims: bind1(dot_general_p, l, r, dimension_numbers=dims)   # noqa: E731
+index = lambda x, i, axis=0: bind1(index_p, x, axis=axis, i=i)   # noqa: E731
+stack = lambda xs, axis=0: bind1(stack_p, *xs, axis=axis)   # noqa: E731
+
+
+def unbroadcast(ct, shape):
+    """Sum a cotangent back down to `shape` (the reverse of NumPy broadcasting)."""
+    shape = tuple(shape)
+    cshape = get_aval(ct).shape
+    if cshape == shape:
+        return ct
+    lead = len(cshape) - len(shape)
+    axes = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and cshape[lead + i] != 1]
+    return reshape(reduce_sum(ct, axes), shape) if axes else reshape(ct, shape)
+
+
+# ---- 前向模式（jvp）规则：(原始值, 切线) → (输出, 输出的切线) ----
+def _linear(prim):   # 线性原语：切线走同一个运算
+    jvp_rules[prim] = lambda primals, tangents, **p: ([bind1(prim, *primals, **p)], [bind1(prim, *tangents, **p)])
+
+
+for _p in (add_p, add_any_p, sub_p, neg_p, reduce_sum_p, broadcast_in_dim_p, reshape_p, transpose_p, index_p, stack_p):
+    _linear(_p)
+
+jvp_rules[mul_p] = lambda p, t: ([mul(*p)], [add(mul(t[0], p[1]), mul(p[0], t[1]))])
+jvp_rules[div_p] = lambda p, t: ([div(*p)], [sub(div(t[0], p[1]), mul(div(p[0], mul(p[1], p[1])), t[1]))])
+jvp_rules[sin_p] = lambda p, t: ([sin(p[0])], [mul(t[0], cos(p[0]))])
+jvp_rules[cos_p] = lambda p, t: ([cos(p[0])], [mul(t[0], neg(sin(p[0])))])
+jvp_rules[log_p] = lambda p, t: ([log(p[0])], [div(t[0], p[0])])
+
+
+def _exp_like(fn, deriv):
+    def rule(p, t):
+        y = fn(p[0])
+        return [y], [mul(t[0], deriv(y))]
+    return rule
+
+
+jvp_rules[exp_p] = _exp_like(exp, lambda y: y)
+jvp_rules[tanh_p] = _exp_like(tanh, lambda y: sub(1.0, mul(y, y)))
+jvp_rules[sqrt_p] = _exp_like(sqrt, lambda y: div(0.5, y))
+
+
+def _pow_deriv(x, y):
+    """d/dx x**y as JAX writes it: y * x**(y-1), with x itself when y == 2."""
+    if y == 0:
+        return zeros(get_aval(x))
+    return mul(float(y), x if y == 2 else integer_pow(x, y - 1))
+
+
+jvp_rules[integer_pow_p] = lambda p, t, y: ([integer_pow(p[0], y)], [mul(t[0], _pow_deriv(p[0], y))])
+
+
+def _choose(prim, pick):   # max/min：谁被选中，切线跟谁；相等时各取一半（和 JAX 一样）
+    def rule(p, t):
+        x, y = p
+        wins, tie = bind1(pick, x, y), bind1(eq_p, x, y)
+        half = mul(0.5, add(t[0], t[1]))
+        return [bind1(prim, x, y)], [select_n(tie, select_n(wins, t[1], t[0]), half)]
+    return rule
+
+
+jvp_rules[max_p], jvp_rules[min_p] = _choose(max_p, gt_p), _choose(min_p, lt_p)
+jvp_rules[select_n_p] = lambda p, t: ([select_n(*p)], [select_n(p[0], *t[1:])])
+jvp_rules[convert_element_type_p] = lambda p, t, **kw: (
+    [bind1(convert_element_type_p, p[0], **kw)],
+    [bind1(convert_element_type_p, t[0], **kw) if kw["new_dtype"] == FLOAT else zeros(ShapedArray(get_aval(p[0]).shape, kw["new_dtype"]))])
+for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p):
+    jvp_rules[_p] = (lambda prim: lambda p, t: ([bind1(prim, *p)], [zeros(get_aval(bind1(prim, *p)))]))(_p)
+jvp_rules[dot_general_p] = lambda p, t, **kw: (
+    [bind1(dot_general_p, *p, **kw)],
+    [add(bind1(dot_general_p, t[0], p[1], **kw), bind1(dot_general_p, p[0], t[1], **kw))])
+
+
+def _reduce_max_jvp(p, t, axes):
+    y = reduce_max(p[0], axes)
+    return [y], [mul(reduce_sum(mul(t[0], _argmax_mask(p[0], y, axes)), axes), 1.0)]
+
+
+def _argmax_mask(x, y, axes):   # 最大值所在的位置（并列时平分）
+    shape = get_aval(x).shape
+    keep = [d for d in range(len(shape)) if d not in axes]
+    hit = convert_element_type(bind1(eq_p, x, broadcast_in_dim(y, shape, keep)), FLOAT)
+    return div(hit, broadcast_in_dim(reduce_sum(hit, axes), shape, keep))
+
+
+jvp_rules[reduce_max_p] = _reduce_max_jvp
+
+
+# ---- 反向模式（vjp）规则：(输出的余切, 输入值, 输出值) → 每个输入的余切 ----
+def _shapes(invals):
+    return [get_aval(v).shape for v in invals]
+
+
+vjp_rules[add_p] = vjp_rules[add_any_p] = lambda ct, xs, out: [unbroadcast(ct[0], s) for s in _shapes(xs)]
+vjp_rules[sub_p] = lambda ct, xs, out: [unbroadcast(ct[0], _shapes(xs)[0]), unbroadcast(neg(ct[0]), _shapes(xs)[1])]
+vjp_rules[mul_p] = lambda ct, xs, out: [unbroadcast(mul(ct[0], xs[1]), _shapes(xs)[0]),
+                                        unbroadcast(mul(xs[0], ct[0]), _shapes(xs)[1])]
+vjp_rules[div_p] = lambda ct, xs, out: [unbroadcast(div(ct[0], xs[1]), _shapes(xs)[0]),
+                                        unbroadcast(neg(mul(ct[0], div(out[0], xs[1]))), _shapes(xs)[1])]
+vjp_rules[neg_p] = lambda ct, xs, out: [neg(ct[0])]
+vjp_rules[sin_p] = lambda ct, xs, out: [mul(ct[0], cos(xs[0]))]
+vjp_rules[cos_p] = lambda ct, xs, out: [mul(ct[0], neg(sin(xs[0])))]
+vjp_rules[exp_p] = lambda ct, xs, out: [mul(ct[0], out[0])]
+vjp_rules[log_p] = lambda ct, xs, out: [div(ct[0], xs[0])]
+vjp_rules[tanh_p] = lambda ct, xs, out: [mul(ct[0], sub(1.0, mul(out[0], out[0])))]
+vjp_rules[sqrt_p] = lambda ct, xs, out: [div(mul(ct[0], 0.5), out[0])]
+vjp_rules[integer_pow_p] = lambda ct, xs, out, y: [mul(ct[0], _pow_deriv(xs[0], y))]
+
+
+def _choose_vjp(pick):
+    def rule(ct, xs, out):
+        x, y = xs
+        wins, tie = bind1(pick, x, y), bind1(eq_p, x, y)
+        z, half = zeros(get_aval(ct[0])), mul(0.5, ct[0])
+        return [unbroadcast(select_n(tie, select_n(wins, z, ct[0]), half), _shapes(xs)[0]),
+                unbroadcast(select_n(tie, select_n(wins, ct[0], z), half), _shapes(xs)[1])]
+    return rule
+
+
+vjp_rules[max_p], vjp_rules[min_p] = _choose_vjp(gt_p), _choose_vjp(lt_p)
+for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p):
+    vjp_rules[_p] = lambda ct, xs, out: [None, None]
+
+
+def _select_vjp(ct, xs, out):
+    which, cases = xs[0], xs[1:]
+    z = zeros(get_aval(ct[0]))
+    return [None] + [unbroadcast(select_n(which, *[ct[0] if j == i else z for j in range(len(cases))]),
+                                 get_aval(c).shape) for i, c in enumerate(cases)]
+
+
+vjp_rules[select_n_p] = _select_vjp
+vjp_rules[convert_element_type_p] = lambda ct, xs, out, **kw: [
+    convert_element_type(ct[0], get_aval(xs[0]).dtype) if get_aval(xs[0]).dtype == FLOAT else None]
+
+
+def _reduce_sum_vjp(ct, xs, out, axes):
+    shape = get_aval(xs[0]).shape
+    return [broadcast_in_dim(ct[0], shape, [d for d in range(len(shape)) if d not in axes])]
+
+
+vjp_rules[reduce_sum_p] = _reduce_sum_vjp
+vjp_rules[reduce_max_p] = lambda ct, xs, out, axes: [mul(_reduce_sum_vjp(ct, xs, out, axes)[0],
+                                                         _argmax_mask(xs[0], out[0], axes))]
+
+
+def _bcast_vjp(ct, xs, out, shape, broadcast_dimensions):
+    in_shape = get_aval(xs[0]).shape
+    summed = [d for d in range(len(shape)) if d not in broadcast_dimensions] + [
+        d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1]
+    return [reshape(reduce_sum(ct[0], sorted(summed)), in_shape) if summed else reshape(ct[0], in_shape)]
+
+
+vjp_rules[broadcast_in_dim_p] = _bcast_vjp
+vjp_rules[reshape_p] = lambda ct, xs, out, new_sizes: [reshape(ct[0], get_aval(xs[0]).shape)]
+vjp_rules[transpose_p] = lambda ct, xs, out, permutation: [
+    transpose(ct[0], [permutation.index(i) for i in range(len(permutation))])]
+
+
+def _index_vjp(ct, xs, out, axis, i):
+    n = get_aval(xs[0]).shape[axis]
+    z = zeros(get_aval(ct[0]))
+    return [stack([ct[0] if j == i else z for j in range(n)], axis)]
+
+
+vjp_rules[index_p] = _index_vjp
+vjp_rules[stack_p] = lambda ct, xs, out, axis: [index(ct[0], i, axis) for i in range(len(xs))]
+
+
+def _dot_transpose_lhs(g, x, y, dimension_numbers, swap_ans=False):
+    """JAX's own rule (lax._dot_general_transpose_lhs), shortened."""
+    (xc, yc), (xb, yb) = dimension_numbers
+    xnd, ynd = get_aval(x).ndim, get_aval(y).ndim
+    x_kept = [d for d in range(xnd) if d not in xc and d not in xb]
+    y_kept = [d for d in range(ynd) if d not in yc and d not in yb]
+    nb = len(xb)
+    if swap_ans:
+        ans_y = list(range(nb, nb + len(y_kept)))
+    else:
+        ans_y = list(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(range(nb)), tuple(yb)))
+    xc_by_y = [xc[i] for i in sorted(range(len(yc)), key=lambda i: yc[i])]
+    order = list(xb) + x_kept + xc_by_y
+    out_axes = sorted(range(len(order)), key=lambda i: order[i])
+    return transpose(dot_general(g, y, dims), out_axes)
+
+
+def _dot_vjp(ct, xs, out, dimension_numbers, preferred_element_type=None):
+    x, y = xs
+    (xc, yc), (xb, yb) = dimension_numbers
+    return [_dot_transpose_lhs(ct[0], x, y, dimension_numbers),
+            _dot_transpose_lhs(ct[0], y, x, ((yc, xc), (yb, xb)), swap_ans=True)]
+
+
+vjp_rules[dot_general_p] = _dot_vjp
+
+
+# ---- 批处理（vmap）规则：批维度在第 0 维或没有 ----
+def move_to_front(x, d):
+    if d in (0, None):
+        return x
+    nd = get_aval(x).ndim
+    return transpose(x, [d] + [i for i in range(nd) if i != d])
+
+
+def batched(x, d, n):
+    """x with a batch dimension of size n at 0 (an unbatched x is broadcast)."""
+    if d is not None:
+        return move_to_front(x, d)
+    shape = get_aval(x).shape
+    return broadcast_in_dim(x, (n,) + shape, range(1, len(shape) + 1))
+
+
+def _shift(prim, key):
+    def rule(axis, vals, dims, **p):
+        p = dict(p)
+        p[key] = tuple(a + 1 for a in p[key])
+        return [bind1(prim, vals[0], **p)], [0]
+    return rule
+
+
+batch_rules[reduce_sum_p] = _shift(reduce_sum_p, "axes")
+batch_rules[reduce_max_p] = _shift(reduce_max_p, "axes")
+batch_rules[transpose_p] = lambda axis, vals, dims, permutation: (
+    [transpose(vals[0], (0,) + tuple(p + 1 for p in permutation))], [0])
+batch_rules[reshape_p] = lambda axis, vals, dims, new_sizes: (
+    [reshape(vals[0], (axis[0],) + tuple(new_sizes))], [0])
+batch_rules[broadcast_in_dim_p] = lambda axis, vals, dims, shape, broadcast_dimensions: (
+    [broadcast_in_dim(vals[0], (axis[0],) + tuple(shape), (0,) + tuple(d + 1 for d in broadcast_dimensions))], [0])
+batch_rules[convert_element_type_p] = lambda axis, vals, dims, **kw: ([bind1(convert_element_type_p, vals[0], **kw)], [0])
+
+
+def _index_batch(axis, vals, dims, **p):
+    return [index(vals[0], p["i"], p["axis"] + 1)], [0]
+
+
+def _stack_batch(axis, vals, dims, **p):
+    return [stack([batched(v, d, axis[0]) for v, d in zip(vals, dims)], p["axis"] + 1)], [0]
+
+
+batch_rules[index_p], batch_rules[stack_p] = _index_batch, _stack_batch
+
+
+def _dot_batch(axis, vals, dims, dimension_numbers, preferred_element_type=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    x, y = vals
+    up = lambda ds: tuple(d + 1 for d in ds)   # noqa: E731
+    if dims[0] is not None and dims[1] is not None:     # 两边都有批维度：它成为 dot_general 的批维度
+        out = dot_general(x, y, ((up(lc), up(rc)), ((0,) + up(lb), (0,) + up(rb))))
+        return [out], [0]
+    if dims[0] is not None:                             # 只有左边：批维度是左边的一个自由维度
+        out = dot_general(x, y, ((up(lc), rc), (up(lb), rb)))
+        return [move_to_front(out, len(lb))], [0]
+    xnd = get_aval(x).ndim
+    out = dot_general(x, y, ((lc, up(rc)), (lb, up(rb))))
+    return [move_to_front(out, len(lb) + xnd - len(lc) - len(lb))], [0]
+
+
+batch_rules[dot_general_p] = _dot_batch
+
+
+gt = lambda x, y: bind1(gt_p, x, y)   # noqa: E731
+lt = lambda x, y: bind1(lt_p, x, y)   # noqa: E731
+eq = lambda x, y: bind1(eq_p, x, y)   # noqa: E731

@@ -1,0 +1,92 @@
+"""threefry2x32 伪随机数：key、split、fold_in、bits、uniform，和 jax.random 逐位相同。
+
+JAX 的 key 就是两个 uint32。生成随机数不改 key，而是用 threefry2x32（一个以 key 为密钥、把计数器
+加密成随机位的函数）：split 和 bits 都是“把 0, 1, 2, … 这些计数器加密”，所以同一个 key 永远给同样的数，
+拆开的子 key 之间互不相关。下面按 JAX 0.12 的默认实现（jax_threefry_partitionable=True）写。
+"""
+
+from __future__ import annotations
+
+import struct
+
+from .array import Array, f32
+
+MASK = 0xFFFFFFFF
+
+
+def _rotl(x, r):
+    return ((x << r) | (x >> (32 - r))) & MASK
+
+
+def threefry2x32(key, count):
+    """Encrypt the 2×32-bit counter `count` with the 2×32-bit `key`: 20 rounds of add–rotate–xor."""
+    k0, k1 = key
+    ks = [k0, k1, k0 ^ k1 ^ 0x1BD11BDA]
+    x = [(count[0] + ks[0]) & MASK, (count[1] + ks[1]) & MASK]
+    rotations = [(13, 15, 26, 6), (17, 29, 16, 24)]
+    for i in range(5):
+        for r in rotations[i % 2]:
+            x[0] = (x[0] + x[1]) & MASK
+            x[1] = _rotl(x[1], r) ^ x[0]
+        x[0] = (x[0] + ks[(i + 1) % 3]) & MASK
+        x[1] = (x[1] + ks[(i + 2) % 3] + i + 1) & MASK
+    return x[0], x[1]
+
+
+class Key:
+    """A typed key (jax.random.key): two uint32 words."""
+
+    def __init__(self, words):
+        self.words = tuple(int(w) & MASK for w in words)
+
+    def __repr__(self):
+        return f"Array((), dtype=key<fry>) overlaying:\n[{self.words[0]} {self.words[1]}]"
+
+    def __eq__(self, other):
+        return isinstance(other, Key) and self.words == other.words
+
+    def __hash__(self):
+        return hash(self.words)
+
+
+def key(seed: int) -> Key:
+    """jax.random.key(seed): high and low 32 bits of the seed (an int32 seed has high word 0)."""
+    seed = int(seed)
+    if -(1 << 31) <= seed < (1 << 31):
+        return Key((0, seed & MASK))
+    return Key(((seed >> 32) & MASK, seed & MASK))
+
+
+def key_data(k: Key) -> Array:
+    return Array(k.words, (2,), "uint32")
+
+
+def _counters(n):
+    return [(i >> 32, i & MASK) for i in range(n)]   # 计数器 i 拆成高 32 位、低 32 位
+
+
+def split(k: Key, num: int = 2) -> list[Key]:
+    """Child keys: key i is threefry2x32(k, counter i)."""
+    return [Key(threefry2x32(k.words, c)) for c in _counters(num)]
+
+
+def fold_in(k: Key, data: int) -> Key:
+    """A new key derived from k and an integer (a step number, a device index...)."""
+    return Key(threefry2x32(k.words, (0, int(data) & MASK)))
+
+
+def bits(k: Key, shape=()) -> Array:
+    """uint32 random bits: element i is the xor of the two words of threefry2x32(k, counter i)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n = 1
+    for d in shape:
+        n *= d
+    return Array([a ^ b for a, b in (threefry2x32(k.words, c) for c in _counters(n))], shape, "uint32")
+
+
+def uniform(k: Key, shape=(), minval=0.0, maxval=1.0) -> Array:
+    """float32 in [minval, maxval): 23 random bits become the mantissa of a float in [1, 2), minus 1."""
+    b = bits(k, shape)
+    floats = [struct.unpack("<f", struct.pack("<I", (x >> 9) | 0x3F800000))[0] - 1.0 for x in b.data]
+    lo, span = f32(minval), f32(f32(maxval) - f32(minval))
+    return Array([max(lo, f32(f32(v * span) + lo)) for v in floats], b.shape, "float32")
