@@ -197,10 +197,12 @@ class Jaxpr:
     out_avals = property(lambda self: [v.aval for v in self.outs])
 
     def primitive_names(self) -> list[str]:
-        """Names of the primitives in order, nested jaxprs included (like jaxcourse.primitive_names)."""
-        names = []
+        """Primitive names: this jaxpr's equations in order, then those of nested jaxprs.
+
+        The same order as `[e.primitive.name for e in jaxcourse.all_eqns(jax.make_jaxpr(f)(x))]`.
+        """
+        names = [e.prim.name for e in self.eqns]
         for e in self.eqns:
-            names.append(e.prim.name)
             for sub in _sub_jaxprs(e.params):
                 names += sub.primitive_names()
         return names
@@ -257,7 +259,8 @@ def pp_jaxpr(jaxpr, names, indent) -> str:
     lines = []
     for e in jaxpr.eqns:
         outs = " ".join(map(decl, e.outvars))      # 先给输出起名，再轮到嵌套 jaxpr 里的变量（和 JAX 一样）
-        params = {k: _pp_param(v, names, indent) for k, v in e.params.items()}
+        params = {k: _pp_param(e.params[k], names, indent) for k in sorted(e.params)   # 和 JAX 一样按名字排序
+                  if not (k == "shape" and e.prim.name == "broadcast_in_dim")}     # 形状已写在输出的类型里
         if any(isinstance(v, Jaxpr) or (isinstance(v, tuple) and v and isinstance(v[0], Jaxpr))
                for v in e.params.values()):
             pad = " " * (indent + 6)

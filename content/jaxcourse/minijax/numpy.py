@@ -10,7 +10,14 @@ from . import prims as P
 from .array import Array, asarray
 from .core import Tracer, get_aval
 
-float32, int32, uint32 = "float32", "int32", "uint32"
+class _DType(str):
+    """A dtype name that also builds a strongly typed scalar, like jnp.float32(1.0)."""
+
+    def __call__(self, value):
+        return Array([value], (), str(self))
+
+
+float32, int32, uint32 = _DType("float32"), _DType("int32"), _DType("uint32")
 
 
 def _literal(x, other):
@@ -52,11 +59,8 @@ def power(x, y):
 
 
 def array(x, dtype=None):
-    return asarray(x, dtype) if dtype else _strong(asarray(x))
-
-
-def _strong(a):
-    return Array(a.data, a.shape, a.dtype) if a.weak_type else a
+    """Like jnp.array: a Python scalar stays weakly typed (jnp.array(1.0).weak_type is True), lists do not."""
+    return asarray(x, str(dtype)) if dtype else asarray(x)
 
 
 def zeros(shape, dtype=float32):

@@ -232,6 +232,9 @@ shape_rules[transpose_p] = lambda a, permutation: [ShapedArray([a.shape[p] for p
 
 def _dot_dims(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
+    if [lhs.shape[d] for d in lc] != [rhs.shape[d] for d in rc]:
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, got "
+                        f"{tuple(lhs.shape[d] for d in lc)} and {tuple(rhs.shape[d] for d in rc)}.")
     lfree = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
     rfree = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
     shape = tuple([lhs.shape[d] for d in lb] + [lhs.shape[d] for d in lfree] + [rhs.shape[d] for d in rfree])

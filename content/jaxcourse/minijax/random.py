@@ -89,4 +89,5 @@ def uniform(k: Key, shape=(), minval=0.0, maxval=1.0) -> Array:
     b = bits(k, shape)
     floats = [struct.unpack("<f", struct.pack("<I", (x >> 9) | 0x3F800000))[0] - 1.0 for x in b.data]
     lo, span = f32(minval), f32(f32(maxval) - f32(minval))
-    return Array([max(lo, f32(f32(v * span) + lo)) for v in floats], b.shape, "float32")
+    # XLA 在 CPU 上把“乘再加”融合成一次舍入（FMA）：这里在双精度里算完再舍入一次，结果相同
+    return Array([max(lo, f32(v * span + lo)) for v in floats], b.shape, "float32")
