@@ -216,6 +216,12 @@ def test_retrace_counts(case):
 def test_static_arguments_and_tracer_bool():
     calls = lambda m: [((m.ones(2), 2), {}), ((m.ones(2), 3), {}), ((m.ones(2), 2), {})]   # noqa: E731
     assert _count_model(calls(mnp), static=(1,)) == _count_real(calls(jnp), static=(1,)) == 2
+    typed = lambda m: [((m.ones(2), k), {}) for k in (1, 1, 3, 1.0, True, 3)]   # noqa: E731
+    assert _count_model(typed(mnp), static=(1,)) == _count_real(typed(jnp), static=(1,)) == 4
+    by_name = mj.jit(lambda x, n: x * n, static_argnames="n")
+    for n in (2, 3, 2):
+        by_name(mnp.ones(2), n=n)
+    assert by_name.trace_count == 2
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         jax.jit(lambda x, s: x, static_argnums=1)(jnp.ones(2), [1])
     with pytest.raises(ValueError, match="Non-hashable static arguments"):

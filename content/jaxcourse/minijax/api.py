@@ -39,13 +39,17 @@ def make_jaxpr(f):
     return wrapped
 
 
-def jit(f, static_argnums=()):
+def jit(f, static_argnums=(), static_argnames=()):
     """A cache of traced jaxprs keyed by the abstract signature; `.trace_count` counts the traces."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     cache = {}
 
     def wrapped(*args, **kwargs):
-        static = tuple(args[i] for i in static_argnums if i < len(args))
+        static_kw = {k: kwargs.pop(k) for k in static_argnames if k in kwargs}
+        # 静态参数按（类型, 值）进键：1、1.0、True 在 Python 里相等，JAX 仍把它们分开
+        static = tuple((type(args[i]), args[i]) for i in static_argnums if i < len(args)) + tuple(
+            (k, type(v), v) for k, v in sorted(static_kw.items()))
         try:
             hash(static)
         except TypeError:
@@ -61,7 +65,7 @@ def jit(f, static_argnums=()):
                 full, it = [], iter(a)
                 for i in range(len(args)):
                     full.append(args[i] if i in static_argnums else next(it))
-                return f(*full, **k)
+                return f(*full, **k, **static_kw)
             out_trees = []
             cache[key] = (trace_to_jaxpr(_flatten_fun(call, tree, out_trees), key[1]), out_trees[0])
         jaxpr, out_tree = cache[key]
@@ -77,7 +81,8 @@ def describe_key(key) -> str:
     """A cache key in words: 'f32[3], weak f32[] | static (2,) | PyTreeDef(...)'."""
     tree, avals, static = key
     text = ", ".join(("弱类型 " if a.weak_type else "") + str(a) for a in avals)
-    return text + (f" | 静态参数 {static}" if static else "")
+    values = [repr(s[-1]) for s in static]
+    return text + (f" | 静态参数 {', '.join(values)}" if static else "")
 
 
 __all__ = ["Tracer", "describe_key", "jit", "make_jaxpr"]
