@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.cells import LITE_TAG, is_code, source_text, tags
-from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, COURSE_SLUGS, NEW_MARK, OLD_MARK, OLD_VERSION, PARTS,
-                             RIGHT_MARK, SECTION_KINDS, SECTION_TITLES, WRONG_MARK, Chapter, first_line, parse_chapter,
-                             setup_source)
+from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, COURSE_SLUGS, LITE_MIN, LITE_MIN_LINES,
+                             MINIJAX_IMPORT, NEW_MARK, OLD_MARK, OLD_VERSION, PARTS, RIGHT_MARK, SECTION_KINDS,
+                             SECTION_TITLES, TRY_MARK, WRONG_MARK, Chapter, first_line, parse_chapter, setup_source)
 from verify.errors import VerifyError
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
 
@@ -77,6 +77,7 @@ def check_chapter(path: Path, nb) -> list[Problem]:
 
     _check_sections(ch, add)
     _check_exercises(ch, cells, add)
+    _check_lite(cells, code_cells[1:], add)
     for cell, folded in ch.quiz:
         if not folded:
             add(cell, "quiz-folded", "quiz answer must be folded in <details><summary>答案</summary>…</details>")
@@ -100,6 +101,38 @@ def check_chapter(path: Path, nb) -> list[Problem]:
         if cells[i].get("execution_count") is None:
             add(i, "executed", "code cell has no saved run: run tools/run_all.py PATH --refresh")
     return out
+
+
+def lite_cells(cells, code_cells) -> tuple[list[int], dict[int, str]]:
+    """Indexes of the lite cells that count for the rule, and why each other lite cell does not."""
+    good, weak = [], {}
+    for i in code_cells:
+        if LITE_TAG not in tags(cells[i]):
+            continue
+        src = source_text(cells[i])
+        lines = [ln for ln in src.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        why = [f"{len(lines)} lines of code (< {LITE_MIN_LINES})"] if len(lines) < LITE_MIN_LINES else []
+        if not any(ln.lstrip().startswith(TRY_MARK) for ln in src.splitlines()):
+            why.append(f"no `{TRY_MARK}` line")
+        if why:
+            weak[i] = " and ".join(why)
+        else:
+            good.append(i)
+    return good, weak
+
+
+def _check_lite(cells, code_cells, add) -> None:
+    good, weak = lite_cells(cells, code_cells)
+    if len(good) < LITE_MIN:
+        others = "; ".join(f"cell {i + 1}: {why}" for i, why in weak.items())
+        add(None, "lite-cells", f"{len(good)} lite cell(s) that teach in the browser, {LITE_MIN} needed: a cell tagged "
+            f"`lite` (besides the setup cell) with ≥ {LITE_MIN_LINES} lines of code and a `{TRY_MARK}` line saying what "
+            f"to change (CONTRIBUTING §6)" + (f". Not counted: {others}" if others else ""))
+    for i in code_cells:
+        src = source_text(cells[i])
+        if LITE_TAG in tags(cells[i]) and "mj." in src and MINIJAX_IMPORT not in src:
+            add(i, "lite-self-contained", f"this lite cell uses the model but does not import it: start it with "
+                f"`{MINIJAX_IMPORT}` (a reader may run just this cell in the browser)")
 
 
 def _check_sections(ch: Chapter, add) -> None:
@@ -193,6 +226,7 @@ def counts(path: Path, nb) -> dict:
         "supplements": len(ch.supplements), "exercises": len(ch.exercises), "quiz": len(ch.quiz),
         "update_notes": ch.update_notes, "asserts": ch.asserts, "cells": len(nb["cells"]),
         "old_new_pairs": len(ch.old_new), "wrong_right_pairs": len(ch.wrong_right), "callouts": ch.callouts,
+        "lite_cells": len(lite_cells(nb["cells"], [i for i, c in enumerate(nb["cells"]) if is_code(c)][1:])[0]),
     }
 
 

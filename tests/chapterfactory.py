@@ -14,6 +14,12 @@ CHECK = ('# 🧪 自检 [练习 9.1]\njaxcourse.selfcheck("9.1", names=["halve"]
 REFERENCE = "# 参考答案 [练习 9.1]\ndef halve(value):\n    return value / 2"
 
 
+def lite_cells():
+    """Three lite cells that count for CONTRIBUTING §6 (code lines and a 试一试 line); fresh objects each call."""
+    return [code(f"# 试一试\uff1a把 {n} 改成别的数\nimport jaxcourse.minijax as mj\nx = mj.numpy.array({n}.0)\n"
+                 f"print(mj.grad(lambda v: v * v)(x))", tags=["lite"]) for n in (1, 2, 3)]
+
+
 def chapter_cells():
     """Cells of a valid mini chapter (fresh list each call, so tests can mutate it)."""
     return [
@@ -22,6 +28,7 @@ def chapter_cells():
         md(f"## 9.1 第一节\n\n{LINK}\n\n### 课程讲解\n\n讲解。\n\n🔑 关键词：测试"),
         md("### 课程代码"),
         code("x = [1, 2, 3]\nassert sum(x) == 6\nprint(sum(x))"),
+        *lite_cells(),
         code("# ❌ 旧写法\uff080.4.31 移除\uff09\nx.device()", tags=["raises-exception"]),
         code("# ✅ 推荐写法\nprint(len(x))"),
         code("# ❌ 错误写法\nx + None", tags=["raises-exception"]),

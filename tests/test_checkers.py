@@ -78,6 +78,31 @@ def test_when_a_rule_is_broken_then_it_is_named(tmp_path, mutation, rule):
     assert rule in _rules(_executed(tmp_path, cells))
 
 
+@pytest.mark.parametrize("change", ["drop", "no-try-line", "too-short", "untagged"])
+def test_when_a_chapter_has_fewer_than_three_teaching_lite_cells_then_lite_cells_is_named(tmp_path, change):
+    cells = chapter_cells()
+    i = _index(cells, "# 试一试")
+    if change == "drop":
+        del cells[i]
+    elif change == "no-try-line":
+        cells[i].source = cells[i].source.replace("# 试一试\uff1a", "# ")
+    elif change == "too-short":
+        cells[i].source = "# 试一试\uff1a改一改\nprint(1)"
+    else:
+        cells[i].metadata["tags"] = []
+    path = _executed(tmp_path, cells)
+    problems = [p for p in check_chapter(path, nbformat.read(path, as_version=4)) if p.rule == "lite-cells"]
+    assert len(problems) == 1 and "2 lite cell(s)" in problems[0].message
+    assert change in ("drop", "untagged") or f"cell {i + 1}:" in problems[0].message   # says why it did not count
+
+
+def test_when_a_lite_cell_uses_the_model_without_importing_it_then_it_is_named(tmp_path):
+    cells = chapter_cells()
+    i = _index(cells, "# 试一试")
+    cells[i].source = cells[i].source.replace("import jaxcourse.minijax as mj\n", "")
+    assert "lite-self-contained" in _rules(_executed(tmp_path, cells))
+
+
 def test_when_a_cell_never_ran_then_executed_is_named(tmp_path):
     assert "executed" in _rules(write_chapter(tmp_path / "99_x.ipynb"))
 
@@ -87,7 +112,8 @@ def test_when_problem_is_reported_then_it_names_notebook_cell_and_rule(tmp_path)
     del cells[_index(cells, "# ✅ 推荐写法")]
     path = _executed(tmp_path, cells)
     text = [str(p) for p in check_chapter(path, nbformat.read(path, as_version=4)) if p.rule == "old-new-pair"][0]
-    assert text.startswith(str(path)) and "cell 6 (id cell-6)" in text and "[old-new-pair]" in text
+    n = _index(cells, "# ❌ 旧写法") + 1
+    assert text.startswith(str(path)) and f"cell {n} (id cell-{n})" in text and "[old-new-pair]" in text
 
 
 # self-check checker: each case runs a real kernel

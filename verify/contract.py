@@ -55,6 +55,12 @@ CALLOUT_MARK = "> ⚠️ 注意\uff1a"
 CALLOUT = re.compile("^" + re.escape(CALLOUT_MARK), re.M)
 KEYWORDS = re.compile(r"^🔑 关键词[:\uff1a](.+)$", re.M)
 CHAPTER_KEYS = ("part", "chapter", "title", "topics", "specials")
+#: lite cells (CONTRIBUTING §6): every chapter has at least LITE_MIN beyond its setup cell, each with at least
+#: LITE_MIN_LINES lines of code and a TRY_MARK comment telling the reader what to change
+LITE_MIN, LITE_MIN_LINES = 3, 3
+TRY_MARK = "# 试一试\uff1a"
+#: the model's import; a lite cell that uses the model imports it itself (a reader may run just that cell)
+MINIJAX_IMPORT = "import jaxcourse.minijax as mj"
 #: the two H3 headings of every course section: repeated, so never a link target
 GENERIC_HEADINGS = frozenset({"课程讲解", "课程代码"})
 #: every notebook's first code cell, word for word (tools/check_structure.py --fix-setup writes it):
