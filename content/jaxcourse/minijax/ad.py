@@ -19,6 +19,9 @@ class JVPTracer(Tracer):
 
     aval = property(lambda self: get_aval(self.primal))
 
+    def __repr__(self):
+        return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
+
 
 class JVPTrace(Trace):
     def pure(self, val):

@@ -7,6 +7,8 @@ jit 在这里就是一个缓存：键是参数的抽象签名（每个叶子的�
 
 from __future__ import annotations
 
+import inspect
+
 from .core import Tracer, eval_jaxpr, get_aval, trace_to_jaxpr
 from .tree import tree_flatten, tree_unflatten
 
@@ -43,6 +45,12 @@ def jit(f, static_argnums=(), static_argnames=()):
     """A cache of traced jaxprs keyed by the abstract signature; `.trace_count` counts the traces."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    try:   # 按位置和按名字指定的静态参数互相对应（和 JAX 一样看函数签名）
+        names = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        names = []
+    static_argnums = tuple(sorted(set(static_argnums) | {names.index(n) for n in static_argnames if n in names}))
+    static_argnames = tuple(set(static_argnames) | {names[i] for i in static_argnums if i < len(names)})
     cache = {}
 
     def wrapped(*args, **kwargs):

@@ -26,6 +26,9 @@ class BatchTracer(Tracer):
             return a
         return type(a)(a.shape[1:], a.dtype, a.weak_type)
 
+    def __repr__(self):
+        return f"VmapTracer(aval={self.aval.long()}, batched={get_aval(self.val).long()})"
+
 
 class BatchTrace(Trace):
     axis = property(lambda self: self.main.global_data)   # （批大小, 轴名）

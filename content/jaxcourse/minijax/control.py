@@ -49,7 +49,7 @@ def cond(pred, true_fun, false_fun, *operands):
     leaves, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in leaves]
     trees = []
-    (jf, cf), (jt, ct) = (trace_closed(_flat(f, in_tree, trees), avals) for f in (false_fun, true_fun))
+    (jt, ct), (jf, cf) = (trace_closed(_flat(f, in_tree, trees), avals) for f in (true_fun, false_fun))
     if trees[0] != trees[1] or jf.out_avals != jt.out_avals:
         raise TypeError(f"cond 的两个分支必须返回同样的结构、形状和 dtype：{jf.out_avals} 对 {jt.out_avals}")
     ca, cb = [get_aval(c) for c in cf], [get_aval(c) for c in ct]

@@ -38,6 +38,10 @@ class ShapedArray:
 
     __repr__ = __str__
 
+    def long(self) -> str:
+        """JAX's spelling in tracer reprs: float32[3], ~float32[] when weakly typed."""
+        return ("~" if self.weak_type else "") + f"{self.dtype}[{','.join(map(str, self.shape))}]"
+
 
 def get_aval(x) -> ShapedArray:
     if isinstance(x, Tracer):
@@ -282,6 +286,9 @@ class JaxprTracer(Tracer):
         self._trace, self._aval = trace, aval
 
     aval = property(lambda self: self._aval)
+
+    def __repr__(self):   # 只有形状和 dtype，没有数：和 JAX 在 jit 里打印的一样
+        return f"JitTracer({self._aval.long()})"
 
 
 class JaxprBuilder:
