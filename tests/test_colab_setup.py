@@ -58,7 +58,8 @@ def test_chapter_setup_installs_the_helper_where_it_is_missing(tmp_path):
     work = tmp_path / "notebook-dir"    # no ../jaxcourse next to it, as on Colab
     work.mkdir()
     cells = _code(CHAPTER)[:2]
-    script = "\n\n".join(cells) + "\nprint('HELPER', jaxcourse.__file__)\n"
+    script = "\n\n".join(cells) + ("\nprint('HELPER', jaxcourse.__file__)\n"
+                                    "import jaxcourse.minijax as mj\nprint('MODEL', mj.grad(lambda x: x ** 3)(2.0))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["JAXCOURSE_SOURCE"] = f"git+file://{ROOT}#subdirectory=content"
     t0 = time.perf_counter()
@@ -70,3 +71,4 @@ def test_chapter_setup_installs_the_helper_where_it_is_missing(tmp_path):
     helper = next(line.split(" ", 1)[1] for line in run.stdout.splitlines() if line.startswith("HELPER "))
     assert Path(helper).resolve().is_relative_to(venv.resolve()), f"jaxcourse came from {helper}, not the venv"
     assert f"JAX {PINNED_JAX}" in run.stdout, run.stdout
+    assert "MODEL 12.0" in run.stdout, "the pip-installed helper lacks the mini-JAX the lite cells import"
