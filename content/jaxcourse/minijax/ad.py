@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from .core import Lit, Trace, Tracer, bind, get_aval, jvp_rules, new_main, trace_to_jaxpr, vjp_rules
+from .core import Lit, Trace, Tracer, eval_jaxpr, get_aval, jvp_rules, new_main, trace_to_jaxpr, vjp_rules
 from .prims import add_any, zeros
 from .tree import tree_flatten, tree_unflatten
 
@@ -62,7 +62,6 @@ def vjp(f, *primals):
         return out_leaves
     jaxpr = trace_to_jaxpr(flat_f, [get_aval(x) for x in p_leaves])
     env = {}                                       # 正向：执行一遍，记住每个中间值
-    from .core import eval_jaxpr
     outs = eval_jaxpr(jaxpr, p_leaves, env=env)
     read = lambda v: v.val if isinstance(v, Lit) else env[v]   # noqa: E731
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from .core import Primitive, Trace, Tracer, batch_rules, bind, get_aval, new_main, shape_rules
-from .prims import batched, bind1, broadcast_in_dim, index, move_to_front, reduce_sum, stack, zeros
+from .prims import batched, bind1, index, move_to_front, reduce_sum, stack, zeros
 from .array import Array
 from .tree import tree_flatten, tree_unflatten
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 
-from .array import DTYPES, Array, asarray, short_float
+from .array import DTYPES, asarray, short_float
 
 
 class ShapedArray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import operator
 
-from .array import Array, asarray, broadcast_shapes, cast, f32, indices, size, strides
+from .array import Array, asarray, broadcast_shapes, cast, f32, indices, strides
 from .core import (Primitive, ShapedArray, batch_rules, get_aval, impl_rules, jvp_rules, shape_rules,
                    vjp_rules)
 
