@@ -169,6 +169,15 @@ def test_collectives_on_simulated_devices():
     close(model, real)
     with pytest.raises(NameError, match="unbound axis name"):
         mj.psum(mnp.array(xs), "i")
+    grid = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]   # a collective over an outer axis, from inside an inner vmap
+
+    def nested(lx):
+        return lambda r: (lx.psum(r, "row"), lx.psum(r, "col"), lx.all_gather(r, "row"),
+                          lx.ppermute(r, "row", [(0, 1), (1, 0)]))
+    close(mj.vmap(mj.vmap(nested(mj.lax), axis_name="col"), axis_name="row")(mnp.array(grid)),
+          jax.vmap(jax.vmap(nested(lax), axis_name="col"), axis_name="row")(jnp.array(grid)))
+    close(mj.vmap(lambda v: mnp.stack([v[0], v[-1] * 2.0]), in_axes=-1)(mnp.array(grid)),
+          jax.vmap(lambda v: jnp.stack([v[0], v[-1] * 2.0]), in_axes=-1)(jnp.array(grid)))
     partial = mj.pmap(lambda x: mj.ppermute(x, "i", [(0, 1), (1, 2)]), axis_name="i")(mnp.array(xs))
     assert partial.tolist() == [0.0, 1.0, 2.0, 0.0]    # like pmap: a device nobody sends to gets zeros
 

@@ -40,6 +40,11 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim, tracers, params):
         vals, dims = [t.val for t in tracers], [t.bdim for t in tracers]
+        if prim in COLLECTIVES and params["axis_name"] != self.axis[1]:   # 别的轴的集合通信：交给外层
+            out = bind(prim, *vals, **params)[0]
+            if dims[0] is not None and prim is all_gather_p:    # 新加的一维在最前面，本层的批维度挪到了第 1 维
+                out = move_to_front(out, 1)
+            return [BatchTracer(self, out, dims[0])]
         if all(d is None for d in dims) and prim not in COLLECTIVES:
             outs, out_dims = bind(prim, *vals, **params), [None] * 99
         else:
@@ -157,6 +162,8 @@ def _collective(prim, *args, **params):
     main = next((m for m in reversed(trace_stack) if m.trace_type is BatchTrace and m.global_data[1] == name), None)
     if main is None:
         raise NameError(f"unbound axis name: {name}（{prim} 只能在起了这个轴名的 vmap/pmap 里用）")
+    if any(isinstance(a, Tracer) and a._trace.main.level > main.level for a in args):
+        return bind(prim, *args, **params)[0]   # 值来自更内层的 vmap：内层逐层转交（见 BatchTrace）
     trace = BatchTrace(main)
     return trace.process_primitive(prim, [trace.full_raise(a) for a in args], params)[0]
 

@@ -494,6 +494,7 @@ def move_to_front(x, d):
     if d in (0, None):
         return x
     nd = get_aval(x).ndim
+    d %= nd
     return transpose(x, [d] + [i for i in range(nd) if i != d])
 
 
@@ -524,12 +525,12 @@ batch_rules[broadcast_in_dim_p] = lambda axis, vals, dims, shape, broadcast_dime
 batch_rules[convert_element_type_p] = lambda axis, vals, dims, **kw: ([bind1(convert_element_type_p, vals[0], **kw)], [0])
 
 
-def _index_batch(axis, vals, dims, **p):
+def _index_batch(size_name, vals, dims, **p):
     return [index(vals[0], p["i"], p["axis"] + 1)], [0]
 
 
-def _stack_batch(axis, vals, dims, **p):
-    return [stack([batched(v, d, axis[0]) for v, d in zip(vals, dims)], p["axis"] + 1)], [0]
+def _stack_batch(size_name, vals, dims, **p):
+    return [stack([batched(v, d, size_name[0]) for v, d in zip(vals, dims)], p["axis"] + 1)], [0]
 
 
 batch_rules[index_p], batch_rules[stack_p] = _index_batch, _stack_batch
