@@ -294,6 +294,10 @@ def test_arrays_print_like_jax():
     assert str(mnp.sin(mnp.array(1.0))) == str(jnp.sin(1.0))
     assert str(mnp.array([[1, 2], [3, 4]])) == str(jnp.array([[1, 2], [3, 4]]))
     assert float(mnp.array(0.1) + 0.2) == float(jnp.float32(0.1) + jnp.float32(0.2))   # float32 rounding
+    for fn in ("tanh", "exp", "sqrt"):      # integers become float32 first, as in jax.numpy
+        close(getattr(mnp, fn)(mnp.array([1, 2, 3])), getattr(jnp, fn)(jnp.array([1, 2, 3])))
+    close(mnp.array([1, 2, 3]) / 2, jnp.array([1, 2, 3]) / 2)
+    assert repr(mnp.array([1, 2, 3]) / 2).endswith("dtype=float32)")
 
 
 def test_model_runs_without_jax_or_numpy():

@@ -45,11 +45,29 @@ def _binary(prim):
     return lambda x, y: P.bind1(prim, *_rank_promote(x, y))
 
 
-add, subtract, multiply, divide = _binary(P.add_p), _binary(P.sub_p), _binary(P.mul_p), _binary(P.div_p)
+def _to_float(x):
+    """jax.numpy turns integers into float32 before sin, exp, true division ... (lax would refuse them)."""
+    if isinstance(x, (Array, Tracer)) and get_aval(x).dtype != "float32":
+        return P.convert_element_type(x, "float32")
+    return float(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def divide(x, y):
+    if all(isinstance(v, int) or get_aval(v).dtype != "float32" for v in (x, y) if not isinstance(v, float)):
+        x, y = _to_float(x), _to_float(y)    # 整数 / 整数 得到 float32（真除法），和 jnp 一样
+    return P.bind1(P.div_p, *_rank_promote(x, y))
+
+
+add, subtract, multiply = _binary(P.add_p), _binary(P.sub_p), _binary(P.mul_p)
 maximum, minimum = _binary(P.max_p), _binary(P.min_p)
 greater, less, greater_equal, less_equal = _binary(P.gt_p), _binary(P.lt_p), _binary(P.ge_p), _binary(P.le_p)
 equal, not_equal = _binary(P.eq_p), _binary(P.ne_p)
-sin, cos, exp, log, tanh, sqrt, negative = P.sin, P.cos, P.exp, P.log, P.tanh, P.sqrt, P.neg
+def _float_unary(fn):
+    return lambda x: fn(_to_float(x))
+
+
+sin, cos, exp, log, tanh, sqrt = (_float_unary(f) for f in (P.sin, P.cos, P.exp, P.log, P.tanh, P.sqrt))
+negative = P.neg
 
 
 def power(x, y):
