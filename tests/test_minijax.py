@@ -78,8 +78,11 @@ def test_batched_cond_computes_both_branches():
     xs = [-1.0, 0.5, 2.0]
     model = mj.make_jaxpr(mj.vmap(lambda x: g(mnp, mj.lax, x)))(mnp.array(xs)).primitive_names()
     real = real_names(jax.make_jaxpr(jax.vmap(lambda x: g(jnp, lax, x)))(jnp.array(xs)))
-    for names in (model, real):   # predicate per element: no cond left, both branches, one select
-        assert "cond" not in names and {"sin", "cos", "select_n"} <= set(names), names
+    assert model == real         # eq, stop_gradient, select_n per branch, both branches, one select_n
+    assert "cond" not in model and {"sin", "cos", "select_n"} <= set(model), model
+    safe = lambda m, lx, x: lx.cond(x > 0, m.sqrt, lambda v: v * 0.0, x)   # noqa: E731
+    close(mj.grad(lambda v: mnp.sum(mj.vmap(lambda x: safe(mnp, mj.lax, x))(v)))(mnp.array([4.0, -1.0, 0.0])),
+          jax.grad(lambda v: jnp.sum(jax.vmap(lambda x: safe(jnp, lax, x))(v)))(jnp.array([4.0, -1.0, 0.0])))
     unbatched = lambda x, p: lax.cond(p > 0, jnp.sin, jnp.cos, x)   # noqa: E731
     assert "cond" in real_names(jax.make_jaxpr(jax.vmap(unbatched, (0, None)))(jnp.ones(3), 1.0))
     m_unbatched = lambda x, p: mj.lax.cond(p > 0, mnp.sin, mnp.cos, x)   # noqa: E731

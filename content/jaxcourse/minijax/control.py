@@ -12,8 +12,8 @@ from .ad import jvp as _jvp, vjp as _vjp
 from .batching import vmap
 from .core import (Jaxpr, Primitive, batch_rules, eval_jaxpr, get_aval, impl_rules, jvp_rules, shape_rules,
                    trace_to_jaxpr, vjp_rules)
-from .prims import (add_any, batched, convert_element_type, gt, index, reduce_max, select_n, stack, transpose,
-                    zeros)
+from .prims import (add_any, batched, convert_element_type, eq, gt, index, reduce_max, select_n, stack,
+                    stop_gradient, transpose, zeros)
 from .tree import tree_flatten, tree_unflatten
 
 cond_p, while_p, scan_p = Primitive("cond", True), Primitive("while", True), Primitive("scan", True)
@@ -96,8 +96,13 @@ def _cond_batch(axis, vals, dims, branches):
         new = tuple(trace_closed(lambda *xs, b=b: vmap(lambda *a: run(b, *a))(*xs),
                                  [get_aval(a) for a in args])[0] for b in branches)
         return cond_p.bind(which, *args, branches=new), [0] * len(branches[0].outs)
-    # 谓词随样本变化：每个分支都对整批算一遍，再按每个样本的谓词挑结果
-    outs = [vmap(lambda *a, b=b: run(b, *a))(*args) for b in branches]
+    # 谓词随样本变化：每个分支都对整批算一遍，再按每个样本的谓词挑结果。
+    # 没被选中的样本进入分支前先 stop_gradient（和 JAX 一样）：那一支里的 nan、inf 不会漏进梯度
+    outs = []
+    for i, b in enumerate(branches):
+        chosen = eq(which, i)
+        ops = [select_n(chosen, stop_gradient(a), a) if get_aval(a).dtype == "float32" else a for a in args]
+        outs.append(vmap(lambda *a, b=b: run(b, *a))(*ops))
     return [select_n(which, *case) for case in zip(*outs)], [0] * len(outs[0])
 
 

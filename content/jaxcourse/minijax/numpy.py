@@ -98,6 +98,16 @@ def _size(shape):
     return n
 
 
+def zeros_like(x):
+    a = get_aval(x)
+    return zeros(a.shape, a.dtype)
+
+
+def ones_like(x):
+    a = get_aval(x)
+    return ones(a.shape, a.dtype)
+
+
 def arange(start, stop=None, dtype=None):
     start, stop = (0, start) if stop is None else (start, stop)
     vals = list(range(start, stop))

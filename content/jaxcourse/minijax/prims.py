@@ -146,6 +146,10 @@ def _select_impl(which, *cases):
 
 shape_rules[select_n_p], impl_rules[select_n_p] = _select_shape, _select_impl
 
+stop_gradient_p = Primitive("stop_gradient")   # 值不变；导数在这里被截断
+impl_rules[stop_gradient_p] = lambda x: [asarray(x)]
+shape_rules[stop_gradient_p] = lambda a: [a]
+
 convert_element_type_p = Primitive("convert_element_type")
 impl_rules[convert_element_type_p] = lambda x, new_dtype, weak_type=False: [
     Array(asarray(x).data, asarray(x).shape, new_dtype, weak_type)]
@@ -168,6 +172,7 @@ tanh = lambda x: bind1(tanh_p, x)                # noqa: E731
 sqrt = lambda x: bind1(sqrt_p, x)                # noqa: E731
 integer_pow = lambda x, y: bind1(integer_pow_p, x, y=y)   # noqa: E731
 select_n = lambda which, *cases: bind1(select_n_p, which, *cases)   # noqa: E731
+stop_gradient = lambda x: bind1(stop_gradient_p, x)   # noqa: E731
 convert_element_type = lambda x, dtype: bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=False)  # noqa: E731
 
 
@@ -354,6 +359,7 @@ def _choose(prim, pick):   # max/min：谁被选中，切线跟谁；相等时�
 
 
 jvp_rules[max_p], jvp_rules[min_p] = _choose(max_p, gt_p), _choose(min_p, lt_p)
+jvp_rules[stop_gradient_p] = lambda p, t: ([stop_gradient(p[0])], [zeros(get_aval(p[0]))])
 jvp_rules[select_n_p] = lambda p, t: ([select_n(*p)], [select_n(p[0], *t[1:])])
 jvp_rules[convert_element_type_p] = lambda p, t, **kw: (
     [bind1(convert_element_type_p, p[0], **kw)],
@@ -424,6 +430,7 @@ def _select_vjp(ct, xs, out):
 
 
 vjp_rules[select_n_p] = _select_vjp
+vjp_rules[stop_gradient_p] = lambda ct, xs, out: [None]
 vjp_rules[convert_element_type_p] = lambda ct, xs, out, **kw: [
     convert_element_type(ct[0], get_aval(xs[0]).dtype) if get_aval(xs[0]).dtype == FLOAT else None]
 
@@ -522,6 +529,7 @@ batch_rules[reshape_p] = lambda axis, vals, dims, new_sizes: (
     [reshape(vals[0], (axis[0],) + tuple(new_sizes))], [0])
 batch_rules[broadcast_in_dim_p] = lambda axis, vals, dims, shape, broadcast_dimensions: (
     [broadcast_in_dim(vals[0], (axis[0],) + tuple(shape), (0,) + tuple(d + 1 for d in broadcast_dimensions))], [0])
+batch_rules[stop_gradient_p] = lambda axis, vals, dims: ([stop_gradient(vals[0])], [0])
 batch_rules[convert_element_type_p] = lambda axis, vals, dims, **kw: ([bind1(convert_element_type_p, vals[0], **kw)], [0])
 
 
