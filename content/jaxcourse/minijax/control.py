@@ -51,7 +51,8 @@ def cond(pred, true_fun, false_fun, *operands):
     trees = []
     (jt, ct), (jf, cf) = (trace_closed(_flat(f, in_tree, trees), avals) for f in (true_fun, false_fun))
     if trees[0] != trees[1] or jf.out_avals != jt.out_avals:
-        raise TypeError(f"cond 的两个分支必须返回同样的结构、形状和 dtype：{jf.out_avals} 对 {jt.out_avals}")
+        raise TypeError(f"cond branches must have equal output types（两个分支要返回同样的结构、形状和 dtype）："
+                        f"true_fun 返回 {jt.out_avals}，false_fun 返回 {jf.out_avals}")
     ca, cb = [get_aval(c) for c in cf], [get_aval(c) for c in ct]
     branches = (_pad(jf, [], cb), _pad(jt, ca, []))   # 下标 0 是 false 分支，和 JAX 一样
     which = convert_element_type(gt(pred, 0) if get_aval(pred).dtype != "bool" else pred, "int32")
@@ -117,8 +118,7 @@ def while_loop(cond_fun, body_fun, init_val):
     trees = []
     cj, cc = trace_closed(_flat(cond_fun, tree, []), avals)
     bj, bc = trace_closed(_flat(body_fun, tree, trees), avals)
-    if bj.out_avals != [type(a)(a.shape, a.dtype) for a in avals] and \
-            [(a.shape, a.dtype) for a in bj.out_avals] != [(a.shape, a.dtype) for a in avals]:
+    if [(a.shape, a.dtype) for a in bj.out_avals] != [(a.shape, a.dtype) for a in avals]:
         raise TypeError(f"while_loop 的循环体必须返回和初值同样的形状、dtype：初值 {avals}，循环体返回 {bj.out_avals}")
     outs = while_p.bind(*cc, *bc, *leaves, cond_jaxpr=cj, body_jaxpr=bj, cond_nconsts=len(cc), body_nconsts=len(bc))
     return tree_unflatten(trees[0], outs)
