@@ -300,6 +300,7 @@ def test_arrays_print_like_jax():
     for fn in ("tanh", "exp", "sqrt"):      # integers become float32 first, as in jax.numpy
         close(getattr(mnp, fn)(mnp.array([1, 2, 3])), getattr(jnp, fn)(jnp.array([1, 2, 3])))
     close(mnp.array([1, 2, 3]) / 2, jnp.array([1, 2, 3]) / 2)
+    close(mnp.reshape(mnp.arange(24), (4, -1, 3)), jnp.reshape(jnp.arange(24), (4, -1, 3)))
     assert repr(mnp.array([1, 2, 3]) / 2).endswith("dtype=float32)")
 
 

@@ -162,7 +162,14 @@ def transpose(x, axes=None):
 
 
 def reshape(x, shape):
-    return P.reshape(x, (shape,) if isinstance(shape, int) else shape)
+    """Like jnp.reshape; one -1 stands for whatever size is left."""
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if -1 in shape:
+        known = _size([d for d in shape if d != -1])
+        shape[shape.index(-1)] = _size(get_aval(x).shape) // known
+    if _size(shape) != _size(get_aval(x).shape):
+        raise TypeError(f"cannot reshape array of shape {get_aval(x).shape} into shape {tuple(shape)}")
+    return P.reshape(x, tuple(shape))
 
 
 def stack(xs, axis=0):
