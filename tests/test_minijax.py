@@ -255,7 +255,21 @@ TREES = [
 ]
 
 
-@pytest.mark.parametrize("tree", TREES, ids=["tuple", "nested_dict", "empty"])
+class Node:
+    def __init__(self, a, b, act):
+        self.a, self.b, self.act = a, b, act
+
+    def __eq__(self, other):
+        return (self.a, self.b, self.act) == (other.a, other.b, other.act)
+
+
+for _register in (jax.tree_util.register_pytree_node, mj.register_pytree_node):
+    _register(Node, lambda n: ((n.a, n.b), n.act), lambda act, kids: Node(*kids, act))
+Point = __import__("collections").namedtuple("Point", "x y")
+TREES.append({"p": Point(1.0, [2.0]), "n": Node(3.0, 4.0, "relu")})
+
+
+@pytest.mark.parametrize("tree", TREES, ids=["tuple", "nested_dict", "empty", "namedtuple_custom"])
 def test_pytrees(tree):
     leaves, treedef = mj.tree_flatten(tree)
     jleaves, jtreedef = jax.tree_util.tree_flatten(tree)
@@ -265,7 +279,7 @@ def test_pytrees(tree):
 
 
 # ---- threefry: the same bits ----
-SEEDS = [0, 1, 42, 2 ** 31 - 1, -1, 123456789]
+SEEDS = [0, 1, 42, 2 ** 31 - 1, -1, 123456789, 2 ** 32 + 5]
 
 
 def _words(k):
@@ -301,6 +315,10 @@ def test_arrays_print_like_jax():
         close(getattr(mnp, fn)(mnp.array([1, 2, 3])), getattr(jnp, fn)(jnp.array([1, 2, 3])))
     close(mnp.array([1, 2, 3]) / 2, jnp.array([1, 2, 3]) / 2)
     close(mnp.reshape(mnp.arange(24), (4, -1, 3)), jnp.reshape(jnp.arange(24), (4, -1, 3)))
+    for vals in ([0.947667, 0.9785799, 12.5], [-1.5, 2.0, 100.0], [[1.0, 2.5], [3.0, 4.0]]):
+        assert str(mnp.array(vals)) == str(jnp.array(vals))          # aligned on the decimal point
+    assert float(mnp.exp(-88.0)) == float(jnp.exp(-88.0)) == 0.0    # XLA's CPU flushes subnormals to zero
+    assert [float(v) for v in mnp.array([1.0, 2.0])] == [float(v) for v in jnp.array([1.0, 2.0])]
     assert repr(mnp.array([1, 2, 3]) / 2).endswith("dtype=float32)")
 
 

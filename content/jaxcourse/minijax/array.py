@@ -14,12 +14,16 @@ import struct
 DTYPES = {"float32": "f32", "int32": "i32", "uint32": "u32", "bool": "bool"}
 
 
+TINY = 2.0 ** -126     # 最小的正规 float32；XLA 在 CPU 上把比它小的（次正规数）冲成 0
+
+
 def f32(x: float) -> float:
-    """Round a Python float to the nearest float32 (overflow gives ±inf, like float32 arithmetic)."""
+    """Round a Python float to float32 as XLA on a CPU does: overflow gives ±inf, subnormals flush to ±0."""
     try:
-        return struct.unpack("f", struct.pack("f", x))[0]
+        r = struct.unpack("f", struct.pack("f", x))[0]
     except OverflowError:
         return math.copysign(math.inf, x)
+    return math.copysign(0.0, r) if 0 < abs(r) < TINY else r
 
 
 def cast(x, dtype: str):
@@ -137,6 +141,11 @@ class Array:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __iter__(self):           # 沿第 0 维逐个取出（和 NumPy、JAX 一样）
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
     def _text(self, sep: str = " ", pad: bool = True) -> str:
         """NumPy-like text: `str` pads items to one width and separates with spaces; `repr` uses commas."""
         def one(v):
@@ -144,7 +153,11 @@ class Array:
         if not self.shape:
             return short_float(self.data[0], scalar=True) if self.dtype == "float32" else one(self.data[0])
         items = [one(v) for v in self.data]
-        if pad and items:
+        if pad and items and self.dtype == "float32" and not any("e" in s or "n" in s for s in items):
+            heads, tails = zip(*(s.split(".") for s in items))      # 像 NumPy 一样按小数点对齐
+            hw, tw = max(map(len, heads)), max(map(len, tails))
+            items = [h.rjust(hw) + "." + t.ljust(tw) for h, t in zip(heads, tails)]
+        elif pad and items:
             width = max(map(len, items))
             items = [s.rjust(width) for s in items]
 

@@ -147,6 +147,11 @@ class Tracer:
     def __len__(self):
         return self.shape[0]
 
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
     def __bool__(self):
         from .errors import TracerBoolConversionError
         raise TracerBoolConversionError(self)

@@ -50,11 +50,8 @@ class Key:
 
 
 def key(seed: int) -> Key:
-    """jax.random.key(seed): high and low 32 bits of the seed (an int32 seed has high word 0)."""
-    seed = int(seed)
-    if -(1 << 31) <= seed < (1 << 31):
-        return Key((0, seed & MASK))
-    return Key(((seed >> 32) & MASK, seed & MASK))
+    """jax.random.key(seed): the words (0, seed mod 2**32) — without x64, JAX keeps only 32 bits of the seed."""
+    return Key((0, int(seed) & MASK))
 
 
 def key_data(k: Key) -> Array:

@@ -46,7 +46,9 @@ class PyTreeDef:
             return "[" + ", ".join(kids) + "]"
         if self.kind is dict:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.aux, kids)) + "}"
-        return f"CustomNode({self.kind.__name__}[{self.aux!r}], [{', '.join(kids)}])"
+        if self.aux == "namedtuple":
+            return f"CustomNode(namedtuple[{self.kind.__name__}], [{', '.join(kids)}])"
+        return f"CustomNode({self.kind.__name__}[{self.aux}], [{', '.join(kids)}])"
 
     def __repr__(self):
         return f"PyTreeDef({self._text()})"
@@ -57,6 +59,8 @@ def tree_flatten(tree):
     if tree is None:
         return [], PyTreeDef(None, None, ())
     kind = type(tree)
+    if isinstance(tree, tuple) and hasattr(kind, "_fields") and kind not in _registry:   # namedtuple：自动是节点
+        register_pytree_node(kind, lambda t: (list(t), "namedtuple"), lambda _, kids, cls=kind: cls(*kids))
     if kind not in _registry:
         return [tree], PyTreeDef("*", None, ())
     children, aux = _registry[kind][0](tree)
