@@ -1,14 +1,14 @@
 """自动微分：前向模式 jvp（对偶数）和反向模式 vjp / grad。
 
 - jvp：一层 JVPTrace，每个追踪器带着（原始值, 切线）；原语的 jvp 规则同时算出两者。
-- vjp：先用 make_jaxpr 的办法把函数记成 jaxpr，正向执行一遍并记住每个中间值，再从输出往回
+- vjp：前向照常运行函数，每个原语一边算、一边记到磁带（tape）上（连同输入、输出的值）；再从输出往回
   逐条方程调用 vjp 规则，把余切累加（add_any）回每个输入。JAX 的做法是“jvp + 部分求值 + 转置”，
-  结果相同；这里换成更直接的“记录再倒着走”，读起来更短。
+  结果相同；这里换成更直接的“边算边记，再倒着走”，读起来更短。
 """
 
 from __future__ import annotations
 
-from .core import Lit, Trace, Tracer, eval_jaxpr, get_aval, jvp_rules, new_main, trace_to_jaxpr, vjp_rules
+from .core import Eqn, Trace, Tracer, Var, bind, get_aval, jvp_rules, new_main, vjp_rules
 from .prims import add_any, zeros
 from .tree import tree_flatten, tree_unflatten
 
@@ -18,6 +18,17 @@ class JVPTracer(Tracer):
         self._trace, self.primal, self.tangent = trace, primal, tangent
 
     aval = property(lambda self: get_aval(self.primal))
+
+    def __bool__(self):            # 原始值是具体的数时，Python 的 if 照常工作
+        return bool(self.primal)
+
+    def __float__(self):
+        return float(self.primal)
+
+    def __int__(self):
+        return int(self.primal)
+
+    __index__ = __int__
 
     def __repr__(self):
         return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
@@ -51,42 +62,100 @@ def jvp(f, primals, tangents):
                 tree_unflatten(out_tree, [o.tangent for o in leaves]))
 
 
+class TapeTracer(Tracer):
+    """A value being computed for real, plus the variable that names it on the tape."""
+
+    def __init__(self, trace, val, var):
+        self._trace, self.val, self.var = trace, val, var
+
+    aval = property(lambda self: get_aval(self.val))
+
+    def __bool__(self):            # 值是具体的数：Python 的 if 照常工作（和 jax.grad 一样；jit 里才不行）
+        return bool(self.val)
+
+    def __float__(self):
+        return float(self.val)
+
+    def __int__(self):
+        return int(self.val)
+
+    __index__ = __int__
+
+    def __repr__(self):
+        return f"GradTracer(primal={self.val!r})"
+
+
+class Const:
+    """A value that enters the tape from outside (a constant, or a tracer of an outer transformation)."""
+
+    def __init__(self, val):
+        self.val, self.aval = val, get_aval(val)
+
+
+def _var(val):
+    """A tape variable that also keeps its value (the reverse pass reads it)."""
+    v = Var(get_aval(val))
+    v.val = val
+    return v
+
+
+class TapeTrace(Trace):
+    """Computes each primitive for real and writes it on the tape (a list of equations)."""
+
+    tape = property(lambda self: self.main.global_data)
+
+    def pure(self, val):
+        return TapeTracer(self, val, Const(val))
+
+    lift = pure
+
+    def process_primitive(self, prim, tracers, params):
+        outs = bind(prim, *[t.val for t in tracers], **params)     # 交给下一层：真的算出来
+        outvars = [_var(o) for o in outs]
+        self.tape.append(Eqn(prim, [t.var for t in tracers], params, outvars))
+        return [TapeTracer(self, o, v) for o, v in zip(outs, outvars)]
+
+
 def vjp(f, *primals):
-    """(f(*primals), f_vjp): f_vjp(cotangent) gives one cotangent per argument."""
+    """(f(*primals), f_vjp): f_vjp(cotangent) gives one cotangent per argument.
+
+    前向：函数照常运行（Python 的 if 能用），每个原语一边算、一边记到磁带（tape）上，
+    连同它的输入、输出值；反向：从最后一条往回，逐条调用 vjp 规则。
+    """
     p_leaves, in_tree = tree_flatten(primals)
-    out_tree = []
+    tape = []
+    with new_main(TapeTrace, tape) as main:
+        trace = TapeTrace(main)
+        ins = [TapeTracer(trace, x, _var(x)) for x in p_leaves]
+        out_leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, ins)))
+        outs = [trace.full_raise(o) for o in out_leaves]
+    return tree_unflatten(out_tree, [o.val for o in outs]), _backward(tape, [t.var for t in ins],
+                                                                       [o.var for o in outs], in_tree)
 
-    def flat_f(*leaves):
-        out_leaves, tree = tree_flatten(f(*tree_unflatten(in_tree, leaves)))
-        out_tree.append(tree)
-        return out_leaves
-    jaxpr = trace_to_jaxpr(flat_f, [get_aval(x) for x in p_leaves])
-    env = {}                                       # 正向：执行一遍，记住每个中间值
-    outs = eval_jaxpr(jaxpr, p_leaves, env=env)
-    read = lambda v: v.val if isinstance(v, Lit) else env[v]   # noqa: E731
 
+def _backward(tape, invars, outvars, in_tree):
+    """The reverse pass over the tape: returns f_vjp."""
     def f_vjp(cotangent):
         ct_env = {}
 
         def accum(v, ct):
-            if isinstance(v, Lit) or ct is None:
+            if not isinstance(v, Var) or ct is None:     # 常数不需要余切
                 return
             ct_env[v] = add_any(ct_env[v], ct) if v in ct_env else ct
-        for v, ct in zip(jaxpr.outs, tree_flatten(cotangent)[0]):
+        for v, ct in zip(outvars, tree_flatten(cotangent)[0]):
             accum(v, ct)
-        for e in reversed(jaxpr.eqns):             # 反向：从最后一条方程往回走
+        for e in reversed(tape):                         # 反向：从最后一条方程往回走
             cts = [ct_env.pop(v, None) for v in e.outvars]
             if all(c is None for c in cts):
                 continue
             cts = [zeros(v.aval) if c is None else c for v, c in zip(e.outvars, cts)]
             if e.prim not in vjp_rules:
                 raise NotImplementedError(f"迷你 JAX 没有 {e.prim} 的 vjp 规则")
-            in_cts = vjp_rules[e.prim](cts, [read(v) for v in e.inputs], [read(v) for v in e.outvars], **e.params)
+            in_cts = vjp_rules[e.prim](cts, [v.val for v in e.inputs], [v.val for v in e.outvars], **e.params)
             for v, ct in zip(e.inputs, in_cts):
                 accum(v, ct)
-        grads = [ct_env.get(v) if v in ct_env else zeros(v.aval) for v in jaxpr.invars]
-        return tree_unflatten(in_tree, grads)
-    return tree_unflatten(out_tree[0], outs), f_vjp
+        return tree_unflatten(in_tree, [ct_env.get(v) if v in ct_env else zeros(v.aval) for v in invars])
+    return f_vjp
 
 
 def value_and_grad(f, argnums=0, has_aux=False):
@@ -98,6 +167,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
             for i, d in zip(nums, diff):
                 full[i] = d
             return f(*full)
+        for i in nums:
+            for leaf in tree_flatten(args[i])[0]:
+                if get_aval(leaf).dtype != "float32":
+                    raise TypeError("grad requires real- or complex-valued inputs (input dtype that is a sub-dtype "
+                                    f"of np.inexact), but got {get_aval(leaf).dtype}.（整数没有导数：传 2.0 而不是 2）")
         out, f_vjp = vjp(g, *[args[i] for i in nums])
         value, aux = out if has_aux else (out, None)
         if get_aval(value).shape != ():

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from .core import Primitive, Trace, Tracer, batch_rules, bind, get_aval, new_main, shape_rules
-from .prims import batched, bind1, index, move_to_front, reduce_sum, stack, zeros
+from .prims import batched, index, move_to_front, reduce_sum, stack, transpose, zeros
 from .array import Array
 from .tree import tree_flatten, tree_unflatten
 
@@ -46,7 +46,8 @@ class BatchTrace(Trace):
                 out = move_to_front(out, 1)
             return [BatchTracer(self, out, dims[0])]
         if all(d is None for d in dims) and prim not in COLLECTIVES:
-            outs, out_dims = bind(prim, *vals, **params), [None] * 99
+            outs = bind(prim, *vals, **params)      # 没有一个输入带批维度：照常计算，结果也不带
+            out_dims = [None] * len(outs)
         else:
             if prim not in batch_rules:
                 raise NotImplementedError(f"迷你 JAX 没有 {prim} 的批处理规则")
@@ -80,15 +81,10 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
                 if a not in (None, 0):
                     nd = get_aval(v).ndim
                     a = a % nd
-                    v = bind1(_transpose(), v, permutation=tuple(list(range(1, a + 1)) + [0] + list(range(a + 1, nd))))
+                    v = transpose(v, list(range(1, a + 1)) + [0] + list(range(a + 1, nd)))   # 第 0 维挪到 a
                 result.append(v)
         return tree_unflatten(out_tree, result)
     return wrapped
-
-
-def _transpose():
-    from .prims import transpose_p
-    return transpose_p
 
 
 def _unbatched(tracer):
@@ -98,16 +94,22 @@ def _unbatched(tracer):
 
 
 def _expand(in_axes, args):
-    """in_axes as one entry per leaf of args (an int/None applies to a whole argument)."""
+    """in_axes as one entry per leaf of args: an int or None applies to everything below it (a tree prefix)."""
     if not isinstance(in_axes, (list, tuple)):
         in_axes = [in_axes] * len(args)
     if len(in_axes) != len(args):
-        raise ValueError(f"in_axes 有 {len(in_axes)} 项，函数却收到 {len(args)} 个参数")
-    specs = []
-    for spec, arg in zip(in_axes, args):
-        n = len(tree_flatten(arg)[0])
-        specs += tree_flatten(spec)[0] if isinstance(spec, (list, tuple, dict)) else [spec] * n
-    return specs
+        raise ValueError(f"vmap in_axes 有 {len(in_axes)} 项，函数却收到 {len(args)} 个参数")
+    return [a for spec, arg in zip(in_axes, args) for a in _prefix(spec, arg)]
+
+
+def _prefix(spec, arg):
+    if spec is None or isinstance(spec, int):
+        return [spec] * len(tree_flatten(arg)[0])
+    if isinstance(spec, (list, tuple)) and isinstance(arg, (list, tuple)) and len(spec) == len(arg):
+        return [a for s, x in zip(spec, arg) for a in _prefix(s, x)]
+    if isinstance(spec, dict) and isinstance(arg, dict) and sorted(spec) == sorted(arg):
+        return [a for k in sorted(arg) for a in _prefix(spec[k], arg[k])]
+    raise ValueError(f"vmap in_axes must be a tree prefix of the arguments（in_axes 的结构要和参数对得上）：{spec!r}")
 
 
 def pmap(f, axis_name, in_axes=0, out_axes=0):

@@ -14,7 +14,7 @@ from .core import (Jaxpr, Primitive, batch_rules, eval_jaxpr, get_aval, impl_rul
                    trace_to_jaxpr, vjp_rules)
 from .prims import (add_any, batched, convert_element_type, eq, gt, index, reduce_max, select_n, stack,
                     stop_gradient, transpose, zeros)
-from .tree import tree_flatten, tree_unflatten
+from .tree import tree_flatten, tree_map, tree_unflatten
 
 cond_p, while_p, scan_p = Primitive("cond", True), Primitive("while", True), Primitive("scan", True)
 
@@ -49,15 +49,35 @@ def cond(pred, true_fun, false_fun, *operands):
     leaves, in_tree = tree_flatten(operands)
     avals = [get_aval(x) for x in leaves]
     trees = []
-    (jt, ct), (jf, cf) = (trace_closed(_flat(f, in_tree, trees), avals) for f in (true_fun, false_fun))
-    if trees[0] != trees[1] or jf.out_avals != jt.out_avals:
-        raise TypeError(f"cond branches must have equal output types（两个分支要返回同样的结构、形状和 dtype）："
-                        f"true_fun 返回 {jt.out_avals}，false_fun 返回 {jf.out_avals}")
+    funs = [_flat(f, in_tree, trees) for f in (true_fun, false_fun)]
+    (jt, ct), (jf, cf) = (trace_closed(f, avals) for f in funs)
+    if trees[0] != trees[1] or len(jt.outs) != len(jf.outs):
+        raise TypeError(f"cond branches must have equal output types（两个分支要返回同样的结构）：{trees[0]} 对 {trees[1]}")
+    targets = _common_types(jt.out_avals, jf.out_avals, "cond branches must have equal output types")
+    if [a.dtype for a in jt.out_avals] != targets:      # 弱类型的输出（比如 lambda v: 0.0）提升成另一支的 dtype
+        jt, ct = trace_closed(_converted(funs[0], targets), avals)
+    if [a.dtype for a in jf.out_avals] != targets:
+        jf, cf = trace_closed(_converted(funs[1], targets), avals)
     ca, cb = [get_aval(c) for c in cf], [get_aval(c) for c in ct]
     branches = (_pad(jf, [], cb), _pad(jt, ca, []))   # 下标 0 是 false 分支，和 JAX 一样
     which = convert_element_type(gt(pred, 0) if get_aval(pred).dtype != "bool" else pred, "int32")
     outs = cond_p.bind(which, *cf, *ct, *leaves, branches=branches)
     return tree_unflatten(trees[0], outs)
+
+
+def _common_types(a_avals, b_avals, message):
+    """dtypes both sides agree on: equal shapes; a weakly typed side takes the other side's dtype (as in JAX)."""
+    out = []
+    for a, b in zip(a_avals, b_avals):
+        if a.shape != b.shape or (a.dtype != b.dtype and not (a.weak_type or b.weak_type)):
+            raise TypeError(f"{message}（形状和 dtype 要相同）：{a.long()} 对 {b.long()}")
+        out.append(b.dtype if a.weak_type and not b.weak_type else a.dtype)
+    return out
+
+
+def _converted(flat_fun, dtypes):
+    return lambda *xs: [o if get_aval(o).dtype == d else convert_element_type(o, d)
+                        for o, d in zip(flat_fun(*xs), dtypes)]
 
 
 impl_rules[cond_p] = lambda which, *args, branches: run(branches[int(which)], *args)
@@ -114,14 +134,30 @@ jvp_rules[cond_p], vjp_rules[cond_p], batch_rules[cond_p] = _cond_jvp, _cond_vjp
 def while_loop(cond_fun, body_fun, init_val):
     """Repeat body_fun while cond_fun(carry) is true; the carry's shape and dtype must stay the same."""
     leaves, tree = tree_flatten((init_val,))
+    leaves = _carry_types(_flat(body_fun, tree, []), leaves, "while_loop")
     avals = [get_aval(x) for x in leaves]
     trees = []
     cj, cc = trace_closed(_flat(cond_fun, tree, []), avals)
     bj, bc = trace_closed(_flat(body_fun, tree, trees), avals)
-    if [(a.shape, a.dtype) for a in bj.out_avals] != [(a.shape, a.dtype) for a in avals]:
-        raise TypeError(f"while_loop 的循环体必须返回和初值同样的形状、dtype：初值 {avals}，循环体返回 {bj.out_avals}")
     outs = while_p.bind(*cc, *bc, *leaves, cond_jaxpr=cj, body_jaxpr=bj, cond_nconsts=len(cc), body_nconsts=len(bc))
     return tree_unflatten(trees[0], outs)
+
+
+def _carry_types(flat_step, leaves, name, extra_avals=()):
+    """The carry must come out of the loop body with the shape and dtype it went in with (JAX checks this).
+
+    flat_step takes the carry leaves (then extra_avals' values) and returns the new carry leaves first.
+    A weakly typed initial value (a Python 0 or 0.0) is first converted to the dtype the body gives back.
+    """
+    avals = [get_aval(x) for x in leaves]
+    j, _ = trace_closed(flat_step, avals + list(extra_avals))
+    new = []
+    for x, a, b in zip(leaves, avals, j.out_avals):
+        if a.shape != b.shape or (a.dtype != b.dtype and not a.weak_type):
+            raise TypeError(f"{name} body function carry input and carry output must have equal types"
+                            f"（carry 进出循环体时形状和 dtype 要相同）：进去 {a.long()}，出来 {b.long()}")
+        new.append(convert_element_type(x, b.dtype) if a.dtype != b.dtype else x)
+    return new
 
 
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -206,8 +242,15 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 # ---- scan ----
-def scan(f, init, xs, length=None):
-    """carry, y = f(carry, x) for each x along the leading axis of xs; returns (final carry, stacked ys)."""
+def scan(f, init, xs, length=None, reverse=False):
+    """carry, y = f(carry, x) for each x along the leading axis of xs; returns (final carry, stacked ys).
+
+    reverse=True walks xs from the last element to the first (ys keep the order of xs).
+    """
+    if reverse:
+        flip = lambda t: tree_map(lambda a: stack([index(a, i) for i in reversed(range(get_aval(a).shape[0]))]), t)  # noqa: E731
+        carry, ys = scan(f, init, flip(xs), length)
+        return carry, flip(ys)
     c_leaves, c_tree = tree_flatten(init)
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {get_aval(x).shape[0] for x in x_leaves}
@@ -228,7 +271,13 @@ def scan(f, init, xs, length=None):
         return cl + yl
     jaxpr, consts = trace_closed(body, [get_aval(c) for c in c_leaves] + x_avals)
     if trees[0][0] != c_tree:
-        raise TypeError(f"scan 的函数返回的 carry 结构和初值不同：{trees[0][0]} 对 {c_tree}")
+        raise TypeError(f"scan body function carry input and carry output must have equal types（carry 的结构变了）："
+                        f"{c_tree} 对 {trees[0][0]}")
+    if [(a.shape, a.dtype) for a in jaxpr.out_avals[:len(c_leaves)]] != [(get_aval(c).shape, get_aval(c).dtype)
+                                                                        for c in c_leaves]:
+        c_leaves = _carry_types(body, c_leaves, "scan", x_avals)
+        trees.clear()
+        jaxpr, consts = trace_closed(body, [get_aval(c) for c in c_leaves] + x_avals)
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=jaxpr, length=n, num_consts=len(consts),
                        num_carry=len(c_leaves))
     nc = len(c_leaves)

@@ -160,7 +160,11 @@ class Tracer:
         from .errors import ConcretizationTypeError
         raise ConcretizationTypeError(self, "float()")
 
-    __int__ = __index__ = lambda self: self.__float__()
+    def __int__(self):
+        from .errors import ConcretizationTypeError
+        raise ConcretizationTypeError(self, "int()")
+
+    __index__ = __int__
 
 
 def find_top_trace(xs) -> Trace:
@@ -263,27 +267,31 @@ def _pp_param(value, names, indent):
 
 
 def pp_jaxpr(jaxpr, names, indent) -> str:
+    """`{ lambda 常量 ; 输入. let 方程 … in (输出,) }`，排版照 JAX：不超过一条方程且放得下 80 列时写成一行。"""
     decl = lambda v: f"{names(v)}:{v.aval}"   # noqa: E731
     head = "{ lambda " + " ".join(map(decl, jaxpr.constvars)) + "; " + " ".join(map(decl, jaxpr.invars)) + ". let"
-    lines = []
-    for e in jaxpr.eqns:
-        outs = " ".join(map(decl, e.outvars))      # 先给输出起名，再轮到嵌套 jaxpr 里的变量（和 JAX 一样）
-        params = {k: _pp_param(e.params[k], names, indent) for k in sorted(e.params)   # 和 JAX 一样按名字排序
-                  if not (k == "shape" and e.prim.name == "broadcast_in_dim")}     # 形状已写在输出的类型里
-        if any(isinstance(v, Jaxpr) or (isinstance(v, tuple) and v and isinstance(v[0], Jaxpr))
-               for v in e.params.values()):
-            pad = " " * (indent + 6)
-            ptext = "[\n" + "".join(f"{pad}{k}={v}\n" for k, v in params.items()) + " " * (indent + 4) + "]"
-        else:
-            ptext = "[" + " ".join(f"{k}={v}" for k, v in params.items()) + "]" if params else ""
-        lines.append(f"{outs} = {e.prim.name}{ptext} " + " ".join(map(names, e.inputs)))
-    tail = "in (" + "".join(names(v) + ", " for v in jaxpr.outs).rstrip(" ") + ")"
-    if len(jaxpr.outs) > 1:
-        tail = "in (" + ", ".join(map(names, jaxpr.outs)) + ")"
-    if not lines or (len(lines) == 1 and len(head) + len(lines[0]) + len(tail) < 70 and indent):
-        return f"{head} {' '.join(lines)} {tail} }}".replace("  ", " ")
+    lines = [_pp_eqn(e, names, indent, decl) for e in jaxpr.eqns]
+    outs = [names(v) for v in jaxpr.outs]
+    tail = "in (" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"
+    one_line = f"{head} {''.join(lines)} {tail} }}"
+    if len(lines) <= 1 and "\n" not in one_line and indent + len(one_line) <= 80:
+        return one_line
     pad = " " * (indent + 4)
     return head + "".join(f"\n{pad}{ln}" for ln in lines) + f"\n{' ' * (indent + 2)}{tail} }}"
+
+
+def _pp_eqn(e, names, indent, decl) -> str:
+    """`输出:类型 = 原语[参数] 输入`；参数里有嵌套 jaxpr 时，每个参数占一行。"""
+    outs = " ".join(map(decl, e.outvars))      # 先给输出起名，再轮到嵌套 jaxpr 里的变量（和 JAX 一样）
+    params = {k: _pp_param(e.params[k], names, indent) for k in sorted(e.params)   # 和 JAX 一样按名字排序
+              if not (k == "shape" and e.prim.name == "broadcast_in_dim")}     # 形状已写在输出的类型里
+    if any(isinstance(v, Jaxpr) or (isinstance(v, tuple) and v and isinstance(v[0], Jaxpr))
+           for v in e.params.values()):
+        pad = " " * (indent + 6)
+        ptext = "[\n" + "".join(f"{pad}{k}={v}\n" for k, v in params.items()) + " " * (indent + 4) + "]"
+    else:
+        ptext = "[" + " ".join(f"{k}={v}" for k, v in params.items()) + "]" if params else ""
+    return f"{outs} = {e.prim.name}{ptext} " + " ".join(map(names, e.inputs))
 
 
 class JaxprTracer(Tracer):

@@ -1,7 +1,7 @@
 """threefry2x32 伪随机数：key、split、fold_in、bits、uniform，和 jax.random 逐位相同。
 
-JAX 的 key 就是两个 uint32。生成随机数不改 key，而是用 threefry2x32（一个以 key 为密钥、把计数器
-加密成随机位的函数）：split 和 bits 都是“把 0, 1, 2, … 这些计数器加密”，所以同一个 key 永远给同样的数，
+JAX 的 key 就是两个 uint32。生成随机数不改 key，而是用 threefry2x32（一个由 key 决定、把计数器
+打乱成随机位的函数）：split 和 bits 都是“把 0, 1, 2, … 这些计数器加密”，所以同一个 key 永远给同样的数，
 拆开的子 key 之间互不相关。下面按 JAX 0.12 的默认实现（jax_threefry_partitionable=True）写。
 """
 
