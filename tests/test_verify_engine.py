@@ -245,6 +245,18 @@ def test_when_a_lite_cell_needs_jax_or_numpy_then_it_fails(tmp_path, run_noteboo
     assert "numpy" in failed[0].message
 
 
+def test_when_a_lite_cell_prints_otherwise_without_jax_then_it_fails(tmp_path, run_notebooks):
+    """Its output where jax/numpy are blocked (as in the browser) must equal the kernel's, shown value included."""
+    probe = "try:\n    import numpy\n    where = 'kernel'\nexcept ImportError:\n    where = 'browser'\n"
+    same = write_notebook(tmp_path / "lite_same.ipynb", [code("x = 6 * 7\nprint('x =', x)\nx / 4", tags=["lite"])])
+    differs = write_notebook(tmp_path / "lite_differs.ipynb", [code(probe + "print(where)", tags=["lite"]),
+                                                               code(probe + "where", tags=["lite"])])
+    res = run_notebooks(same, differs, refresh=True)   # a refresh does not excuse it either
+    assert res["lite_same"].ok, res["lite_same"].report()
+    failed = [c for c in res["lite_differs"].failures() if c.rule == "lite output differs"]
+    assert [c.index for c in failed] == [0, 1] and "browser" in failed[0].detail and "kernel" in failed[1].detail
+
+
 def test_when_refreshed_then_saved_tracebacks_are_short_and_name_the_cell_lines(tmp_path, run_notebooks):
     """In publish mode jaxcourse keeps only the cells' frames: no JAX internals, few lines (lint rule long-traceback)."""
     cells = [code("import jaxcourse\nimport jax.numpy as jnp"),

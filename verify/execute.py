@@ -18,7 +18,7 @@ from .cache import provenance, provenance_mismatch
 from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
 from .kernels import ensure_kernel
-from .lite import run_lite_cells
+from .lite import comparable, lite_outputs
 from .normalize import ANSI, normalize
 from .notebook_io import dumps_notebook, load_notebook, write_atomic
 from .results import FAILED, NB_ERROR, NB_FAILED, NB_PASSED, NOT_RUN, PASSED, CellResult, NotebookResult
@@ -173,7 +173,7 @@ def run_notebook(
         cell_res.seconds = round(tracker.seconds.get(index, 0.0), 3)
         result.cells.append(cell_res)
 
-    _check_lite(saved_nb, path, result)
+    _check_lite(saved_nb, run_nb, path, result, tracker.finished)
     env = provenance()
     if not refresh:
         why = provenance_mismatch(saved_nb.metadata.get("verify", {}).get("environment"), env)
@@ -191,14 +191,34 @@ def run_notebook(
     return result
 
 
-def _check_lite(nb, path: Path, result: NotebookResult) -> None:
-    """Fail every lite cell that does not run without JAX."""
-    errors = run_lite_cells(nb, path)
+def _check_lite(nb, run_nb, path: Path, result: NotebookResult, ran) -> None:
+    """Fail every lite cell that does not run without JAX, or prints there something else than in the kernel.
+
+    The second check compares with what the kernel printed for the cell in this run (the usual rules).
+    """
+    found = lite_outputs(nb, path)
     for cell_res in result.cells:
-        if cell_res.index in errors:
+        if cell_res.index not in found:
+            continue
+        err, outputs = found[cell_res.index]
+        if err:
             cell_res.status, cell_res.rule = FAILED, "lite cell needs JAX"
             cell_res.message = (f"tagged `{C.LITE_TAG}` but fails where jax/numpy cannot be imported: "
-                                f"{errors[cell_res.index]} — remove the tag or make the cell pure Python")
+                                f"{err} — remove the tag or make the cell pure Python")
+            continue
+        cell = nb.cells[cell_res.index]
+        mode = C.volatile_mode(cell)
+        if mode == "all" or cell_res.index not in ran or cell_res.status == FAILED:
+            continue
+        kernel = comparable(run_nb.cells[cell_res.index].get("outputs", []))
+        same, diff, _ = same_outputs(kernel, outputs, mask_numbers=(mode == "numbers"),
+                                     tolerance=C.course_meta(cell).get("tolerance"))
+        if not same:
+            cell_res.status, cell_res.rule = FAILED, "lite output differs"
+            cell_res.message = ("without JAX (as in the browser) this lite cell prints something else than in the "
+                                "kernel: make its output independent of the interpreter and of earlier JAX cells "
+                                "(round floats from math; define what it uses in lite cells)")
+            cell_res.detail = diff
 
 
 def merged_for_refresh(saved_nb, run_nb, env: dict | None = None, seconds: float | None = None):
