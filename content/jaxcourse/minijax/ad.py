@@ -13,13 +13,16 @@ from .prims import add_any, zeros
 from .tree import tree_flatten, tree_unflatten
 
 
-class JVPTracer(Tracer):
-    def __init__(self, trace, primal, tangent):
-        self._trace, self.primal, self.tangent = trace, primal, tangent
+class PrimalTracer(Tracer):
+    """A tracer that carries its real value (`primal`): Python `if`, float() and int() use it, as under jax.grad.
 
+    Under jit the primal is itself a tracer without numbers, so the same `if` raises there.
+    """
+
+    primal = None
     aval = property(lambda self: get_aval(self.primal))
 
-    def __bool__(self):            # 原始值是具体的数时，Python 的 if 照常工作
+    def __bool__(self):
         return bool(self.primal)
 
     def __float__(self):
@@ -29,6 +32,11 @@ class JVPTracer(Tracer):
         return int(self.primal)
 
     __index__ = __int__
+
+
+class JVPTracer(PrimalTracer):
+    def __init__(self, trace, primal, tangent):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
 
     def __repr__(self):
         return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
@@ -62,27 +70,16 @@ def jvp(f, primals, tangents):
                 tree_unflatten(out_tree, [o.tangent for o in leaves]))
 
 
-class TapeTracer(Tracer):
+class TapeTracer(PrimalTracer):
     """A value being computed for real, plus the variable that names it on the tape."""
 
     def __init__(self, trace, val, var):
-        self._trace, self.val, self.var = trace, val, var
+        self._trace, self.primal, self.var = trace, val, var
 
-    aval = property(lambda self: get_aval(self.val))
-
-    def __bool__(self):            # 值是具体的数：Python 的 if 照常工作（和 jax.grad 一样；jit 里才不行）
-        return bool(self.val)
-
-    def __float__(self):
-        return float(self.val)
-
-    def __int__(self):
-        return int(self.val)
-
-    __index__ = __int__
+    val = property(lambda self: self.primal)
 
     def __repr__(self):
-        return f"GradTracer(primal={self.val!r})"
+        return f"GradTracer(primal={self.primal!r})"
 
 
 class Const:
