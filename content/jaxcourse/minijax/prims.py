@@ -166,8 +166,10 @@ sub = lambda x, y: bind1(sub_p, x, y)            # noqa: E731
 mul = lambda x, y: bind1(mul_p, x, y)            # noqa: E731
 div = lambda x, y: bind1(div_p, x, y)            # noqa: E731
 neg = lambda x: bind1(neg_p, x)                  # noqa: E731
-sin, cos, exp, log = (lambda p: lambda x: bind1(p, x))(sin_p), (lambda p: lambda x: bind1(p, x))(cos_p), \
-    (lambda p: lambda x: bind1(p, x))(exp_p), (lambda p: lambda x: bind1(p, x))(log_p)
+sin = lambda x: bind1(sin_p, x)                  # noqa: E731
+cos = lambda x: bind1(cos_p, x)                  # noqa: E731
+exp = lambda x: bind1(exp_p, x)                  # noqa: E731
+log = lambda x: bind1(log_p, x)                  # noqa: E731
 tanh = lambda x: bind1(tanh_p, x)                # noqa: E731
 sqrt = lambda x: bind1(sqrt_p, x)                # noqa: E731
 integer_pow = lambda x, y: bind1(integer_pow_p, x, y=y)   # noqa: E731
@@ -373,7 +375,7 @@ jvp_rules[dot_general_p] = lambda p, t, **kw: (
 
 def _reduce_max_jvp(p, t, axes):
     y = reduce_max(p[0], axes)
-    return [y], [mul(reduce_sum(mul(t[0], _argmax_mask(p[0], y, axes)), axes), 1.0)]
+    return [y], [reduce_sum(mul(t[0], _argmax_mask(p[0], y, axes)), axes)]
 
 
 def _argmax_mask(x, y, axes):   # 最大值所在的位置（并列时平分）
