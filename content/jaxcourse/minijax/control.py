@@ -196,6 +196,8 @@ def _while_batch(axis, vals, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nc
         return [select_n(_expand_to(going, get_aval(o)), o, nv) for o, nv in zip(c, new)]
     cj, _ = trace_closed(any_true, [get_aval(v) for v in cc + carry])
     bj, _ = trace_closed(step, [get_aval(v) for v in cc + bc + carry])
+    # 输入排成 [条件的常数 | 循环体的常数 | carry]。新循环体要先判断每个样本还走不走（用条件的常数），
+    # 再走一步（用原循环体的常数），所以它的常数是“条件的常数 + 原循环体的常数”，条件的常数出现两次
     outs = while_p.bind(*cc, *cc, *bc, *carry, cond_jaxpr=cj, body_jaxpr=bj, cond_nconsts=k, body_nconsts=k + len(bc))
     return outs, [0] * len(outs)
 
@@ -311,7 +313,9 @@ def _scan_jvp(primals, tangents, jaxpr, length, num_consts, num_carry):
     tc, tcar, tx = _scan_split(tangents, num_consts, num_carry)
     k, c, x = len(consts), len(carry), len(xs)
 
-    def body(*a):            # 常数和切线、carry 和切线、x 和切线
+    # 新 scan 的输入排成 [常数 k | 常数的切线 k | carry c | carry 的切线 c | x 的切片 | x 切片的切线]，
+    # 输出排成 [carry | carry 的切线 | y | y 的切线]：常数、carry、逐步的 x 三段各自成对
+    def body(*a):
         p = list(a[:k]) + list(a[2 * k:2 * k + c]) + list(a[2 * k + 2 * c:2 * k + 2 * c + x])
         t = list(a[k:2 * k]) + list(a[2 * k + c:2 * k + 2 * c]) + list(a[2 * k + 2 * c + x:])
         po, to = _jvp(lambda *v: run(jaxpr, *v), p, t)
