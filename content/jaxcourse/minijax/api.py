@@ -55,7 +55,7 @@ def jit(f, static_argnums=(), static_argnames=()):
 
     def wrapped(*args, **kwargs):
         static_kw = {k: kwargs.pop(k) for k in static_argnames if k in kwargs}
-        # 静态参数按（类型, 值）进键：1、1.0、True 在 Python 里相等，JAX 仍把它们分开
+        # 静态参数按（类型，值）进键：1、1.0、True 在 Python 里相等，JAX 仍把它们分开
         static = tuple((type(args[i]), args[i]) for i in static_argnums if i < len(args)) + tuple(
             (k, type(v), v) for k, v in sorted(static_kw.items()))
         try:

@@ -31,7 +31,7 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
-    axis = property(lambda self: self.main.global_data)   # （批大小, 轴名）
+    axis = property(lambda self: self.main.global_data)   # （批大小，轴名）
 
     def pure(self, val):
         return BatchTracer(self, val, None)

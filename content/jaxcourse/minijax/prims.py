@@ -314,7 +314,7 @@ def unbroadcast(ct, shape):
     return reshape(reduce_sum(ct, axes), shape) if axes else reshape(ct, shape)
 
 
-# ---- 前向模式（jvp）规则：(原始值, 切线) → (输出, 输出的切线) ----
+# ---- 前向模式（jvp）规则：（原始值，切线）→（输出，输出的切线）----
 def _linear(prim):   # 线性原语：切线走同一个运算
     jvp_rules[prim] = lambda primals, tangents, **p: ([bind1(prim, *primals, **p)], [bind1(prim, *tangents, **p)])
 
@@ -388,7 +388,7 @@ def _argmax_mask(x, y, axes):   # 最大值所在的位置（并列时平分）
 jvp_rules[reduce_max_p] = _reduce_max_jvp
 
 
-# ---- 反向模式（vjp）规则：(输出的余切, 输入值, 输出值) → 每个输入的余切 ----
+# ---- 反向模式（vjp）规则：（输出的余切，输入值，输出值）→ 每个输入的余切 ----
 def _shapes(invals):
     return [get_aval(v).shape for v in invals]
 
