@@ -203,3 +203,42 @@ def report_reading(got: dict) -> str:
         f"{m['lab_usable_local']:.2f} s | ratio {m['static_usable_local'] / m['lab_usable_local']:.2f}"
         f"   target ≤ {TARGETS['usable_local']} s: {verdict(m['static_usable_local'] <= TARGETS['usable_local'])}",
     ])
+
+
+# ---- the first click on a lite cell -----------------------------------------------------------------
+
+def bench_lite(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
+    """`runs` cold loads of `chapter`'s run view: click its first lite cell with a printed output as soon
+    as the notebook shows it and time the output (kernel start included); returns {'click': [s...],
+    'nav': [s...]} (from the click; from navigation)."""
+    from playwright.sync_api import sync_playwright
+
+    if pw is None:
+        with sync_playwright() as own:
+            return bench_lite(output, chapter, exe, runs, own)
+    from .serve import running
+
+    output = Path(output)
+    index, _ = browser.lite_probe(output / "files" / chapter)
+    got: dict[str, list[float]] = {"click": [], "nav": []}
+    with running(output) as base:
+        for run in range(runs):
+            with tempfile.TemporaryDirectory() as profile:
+                ctx = browser.launch(pw, profile, exe)
+                t = browser.time_first_lite_run(ctx.new_page(), browser.chapter_url(base, chapter), index)
+                ctx.close()
+            time.sleep(SETTLE_S)
+            got["click"].append(t["click"])
+            got["nav"].append(t["nav"])
+            print(f"  run {run + 1}/{runs} output {t['click']:.2f} s after the click "
+                  f"(clicked {t['shown']:.2f} s after navigation, as soon as the cell showed)", flush=True)
+    return got
+
+
+def report_lite(got: dict, chapter: str) -> str:
+    """Medians of the first lite cell's output after the click and after navigation."""
+    med = {k: statistics.median(v) for k, v in got.items()}
+    return (f"first lite cell of {chapter}, fresh page, cold cache, median of {len(got['click'])}: "
+            f"output {med['click']:.2f} s after the click ({' '.join(f'{t:.2f}' for t in got['click'])}), "
+            f"{med['nav']:.2f} s after navigation; goal ≤ 5 s after the click: "
+            f"{'met' if med['click'] <= 5.0 else 'not met'} on this machine")

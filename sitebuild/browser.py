@@ -114,3 +114,109 @@ def time_first_output(page, url: str, index: int, timeout_ms: int = 30_000, mark
     first = cell.locator(".jp-OutputArea-output").first
     first.wait_for(timeout=timeout_ms)
     return time.perf_counter() - t0, first
+
+
+def lite_probe(notebook: Path) -> tuple[int, str]:
+    """(index, saved text) of the first `lite` cell after the setup cell that has a saved text output:
+    the cell whose first run `tools/site.py bench --lite` and the browser test time."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    lite = [(i, c) for i, c in enumerate(nb["cells"])
+            if c["cell_type"] == "code" and "lite" in c.get("metadata", {}).get("tags", [])]
+    for i, cell in lite[1:]:
+        text = "".join("".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "")
+                       for o in cell.get("outputs", []) if o.get("output_type") == "stream").strip()
+        if text:
+            return i, text
+    raise SystemExit(f"ERROR {notebook} has no lite cell with a saved printed output after its setup cell")
+
+
+#: a cell's prompt and output text, read in the page (no Playwright round trip per element)
+CELL_STATE = """i => { const c = document.querySelectorAll('.jp-Notebook .jp-Cell')[i];
+  if (!c) return ['', ''];
+  const p = c.querySelector('.jp-InputPrompt'), o = c.querySelector('.jp-OutputArea');
+  return [p ? p.textContent.trim() : '', o ? o.innerText : '']; }"""
+#: request URLs that mark the phases of a kernel start (worker, Pyodide core, packages, IPython up)
+PHASES = (("worker", "comlink.worker"), ("pyodide core", "pyodide.asm.wasm"),
+          ("first package", ".whl"), ("startup script", "_startup.py"))
+
+
+def time_first_lite_run(page, url: str, index: int, timeout_ms: int = 120_000) -> dict:
+    """Open `url` fresh, click lite cell `index` as soon as the notebook shows it, press Shift+Enter and
+    wait for the fresh kernel's first result ([1]); returns seconds: click→output ('click'),
+    navigation→output ('nav'), navigation→click ('shown'), the printed text ('text') and, when the
+    page's requests show them, the moments of the kernel start's phases after the click ('phases')."""
+    seen: dict[str, float] = {}
+    t0 = time.perf_counter()
+    clicked = [None]
+
+    def on_request(req):
+        if clicked[0] is None:
+            return
+        for name, part in PHASES:
+            if name not in seen and part in req.url:
+                seen[name] = time.perf_counter() - clicked[0]
+
+    page.on("request", on_request)
+    page.goto(url, wait_until="commit")
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed(timeout=timeout_ms)
+    page.locator("#course-preview").wait_for(state="detached", timeout=timeout_ms)
+    editor = cell.locator(".jp-InputArea-editor")
+    editor.click(timeout=timeout_ms)
+    clicked[0] = t_click = time.perf_counter()
+    page.keyboard.press("Shift+Enter")
+    end, state = time.monotonic() + timeout_ms / 1000, ["", ""]
+    while time.monotonic() < end:
+        state = page.evaluate(CELL_STATE, index)
+        if state[0] == "[1]:" and state[1].strip():
+            break
+        time.sleep(0.05)
+    else:
+        raise TimeoutError(f"cell {index} shows {state[0]!r} {state[1][:200]!r} after {timeout_ms / 1000:.0f} s")
+    t_out = time.perf_counter()
+    page.remove_listener("request", on_request)
+    return {"click": t_out - t_click, "nav": t_out - t0, "shown": t_click - t0, "text": state[1].strip(),
+            "phases": seen}
+
+
+#: the run view's notebook is open and its cells exist (course-app.js has marked the lite ones)
+NOTEBOOK_READY = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!(w && w.context && w.context.isReady && w.content && w.content.widgets.length > 0
+            && !document.getElementById('course-preview')); }"""
+#: run cell i with JupyterLab's own command (as Shift+Ctrl+Enter would: through course-app.js's guard),
+#: wait until it has finished, return its outputs as nbformat JSON
+RUN_CELL = """async ([i, seconds]) => {
+  const app = window.jupyterapp, nb = app.shell.currentWidget.content;
+  nb.deselectAll();
+  nb.activeCellIndex = i;
+  const cell = nb.widgets[i], t0 = performance.now();
+  const run = app.commands.execute('notebook:run-cell').then(() => 'done');
+  const late = new Promise(ok => setTimeout(() => ok('timeout'), seconds * 1000));
+  const how = await Promise.race([run, late]);
+  return {how, seconds: (performance.now() - t0) / 1000, count: cell.model.executionCount,
+          outputs: cell.model.outputs.toJSON(), source: cell.model.sharedModel.getSource()};
+}"""
+
+
+def run_cells(page, indices: list[int], first_timeout: float = 180, timeout: float = 60) -> list[dict]:
+    """Run the notebook cells `indices` in order in the page's own kernel (the first run may start it);
+    returns, per cell, {'how': 'done' | 'timeout', 'seconds', 'count', 'outputs', 'source'}."""
+    page.wait_for_function(NOTEBOOK_READY, timeout=first_timeout * 1000)
+    got = []
+    for n, i in enumerate(indices):
+        got.append(page.evaluate(RUN_CELL, [i, first_timeout if n == 0 else timeout]))
+        if got[-1]["how"] != "done":
+            break
+    return got
+
+
+#: run code in the page's kernel without a cell (not in the history); returns what it printed
+KERNEL_PRINT = """async code => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  let out = '';
+  const future = k.requestExecute({code, store_history: false});
+  future.onIOPub = m => { if (m.header.msg_type === 'stream') out += m.content.text;
+                          if (m.header.msg_type === 'error') out += m.content.ename + ': ' + m.content.evalue; };
+  await future.done;
+  return out;
+}"""

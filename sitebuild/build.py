@@ -8,10 +8,11 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
-from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, ROOT, WORK, offline, post, project_config, reading, search,
-               serve, stage)
+from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, PACKAGE, ROOT, WORK, offline, post, project_config, reading,
+               search, serve, stage)
 
 STORAGE_PREFIX = "jax-study-zh"
 
@@ -35,6 +36,14 @@ def stage_lite(dest: Path, release: str, offline_build: bool) -> None:
     path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
+def package_version(contents: Path) -> str:
+    """The helper package's version from contents/pyproject.toml (the file Colab installs it with), else 0."""
+    try:
+        return tomllib.loads((contents / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return "0"
+
+
 def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path = OUTPUT,
           quiet: bool = False) -> dict:
     """Build the site into `output`; returns a summary (release, sizes, seconds)."""
@@ -55,7 +64,10 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         print(f"WARNING {LANDING} does not link to {name}: readers cannot reach it in one click",
               file=sys.stderr)
     stage_lite(lite, release, offline_build)
-    bundled = offline.bundle(lite, CACHE) if offline_build else None
+    bundled = None
+    if offline_build:
+        bundled = offline.bundle(lite, CACHE, staged / PACKAGE, package_version(Path(contents)))
+        offline.kernel_options(lite, bundled)
     if output.exists():
         shutil.rmtree(output)
     for db in ROOT.glob(".jupyterlite.doit.db*"):   # its "up to date" is wrong once _output is gone

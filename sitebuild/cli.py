@@ -5,6 +5,7 @@
     tools/site.py preload   re-record sitebuild/preload.txt in Debian's chromium, then rebuild
     tools/site.py bench [--runs N] [--no-build]   chapter 01: the static page vs the JupyterLab reading view
     tools/site.py bench --jupyterlab [--runs N] [--no-build] [--slow-network]   the JupyterLab view vs JupyterLite defaults
+    tools/site.py bench --lite [--runs N] [--no-build]   chapter 01: first click on a lite cell to its output
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ def main(argv=None) -> int:
     b.add_argument("--runs", type=int, default=None, help="cold loads per variant (default 3; 7 with --jupyterlab)")
     b.add_argument("--jupyterlab", action="store_true",
                    help="instead: the JupyterLab reading view (quick preview, course scripts) vs JupyterLite defaults")
+    b.add_argument("--lite", action="store_true",
+                   help="instead: the first click on a lite cell to its output, kernel start included")
     b.add_argument("--no-build", action="store_true", help="measure the existing offline build in _output/")
     b.add_argument("--slow-network", action="store_true",
                    help=f"emulate a slow link in chromium ({bench.SLOW_NETWORK_LABEL})")
@@ -42,6 +45,8 @@ def main(argv=None) -> int:
     if args.cmd == "preload":
         return record_preloads()
     if args.cmd == "bench":
+        if args.lite:
+            return run_bench_lite(args.runs or 3, args.no_build)
         if args.jupyterlab:
             return run_bench(args.runs or 7, args.no_build, args.slow_network)
         return run_bench_reading(args.runs or 3, args.no_build)
@@ -91,4 +96,11 @@ def run_bench(runs: int, no_build: bool, slow_network: bool = False) -> int:
     exe = _bench_site(runs, no_build)
     network = bench.SLOW_NETWORK if slow_network else None
     print(bench.report(bench.bench(OUTPUT, FIRST_CHAPTER, exe, runs, network=network)))
+    return 0
+
+
+def run_bench_lite(runs: int, no_build: bool) -> int:
+    """Print chapter 01's first-click-to-output time of a lite cell, cold, kernel start included."""
+    exe = _bench_site(runs, no_build)
+    print(bench.report_lite(bench.bench_lite(OUTPUT, FIRST_CHAPTER, exe, runs), FIRST_CHAPTER))
     return 0

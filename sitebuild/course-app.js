@@ -2,20 +2,22 @@
 // 需要 jupyter-lite.json 里的 exposeAppInBrowser: true:JupyterLite 在启动前把应用赋给
 // window.jupyterapp,这里截住这次赋值。任何出错只记到控制台,页面照常启动(行为同未调整时)。
 //
-// 1. 内核按需启动。JupyterLab 打开 notebook 时默认马上启动内核;在本站那意味着每打开一章都要下载
-//    约 18 MB 的 Pyodide 并编译,和页面渲染抢 CPU,而多数读者只是阅读保存的输出。这里让「打开文件」
-//    不启动内核(shouldStart: false),并打开 autoStartDefault:读者第一次运行单元格时,JupyterLab
-//    直接启动默认内核(本站只有 Pyodide 的 python),不弹出「选择内核」对话框。
+// 1. 内核在页面显示出 notebook 之后才启动。JupyterLab 打开 notebook 时默认马上启动内核,和页面渲染抢
+//    CPU。这里让「打开文件」不启动内核(shouldStart: false),并打开 autoStartDefault(读者运行单元格时
+//    直接启动默认内核,不弹出「选择内核」对话框);有 lite 单元格的 notebook 显示出来、快速预览交接完之后,
+//    再在后台启动内核(见 6):读者来运行版就是为了运行,读到想动手的那一格时内核多半已经好了。
 // 2. 不等工作区保存。路由先执行 apputils:load-statedb:它读出保存的工作区后,还要等一次防抖保存
 //    (每次状态变化再推迟 500 ms),启动时这要空等约 1 秒,之后才打开 URL 里的 notebook。这里让
 //    这条命令在工作区读出后就算完成;保存照常在后台进行。带 ?clone / ?reset 的地址不受影响。
 // 3. 需要 JAX 的课程单元格不运行(浏览器里没有 JAX):保存的输出原样留着,旁边显示一行中文说明,
-//    附 Colab 和本地运行的链接。构建时暂存副本给这些单元格标了 metadata.course.browser = "needs-jax";
+//    指向本节最近的 lite 单元格(点一下就滚到那一格),并附 Colab 和本地运行的链接。构建时暂存副本给这些单元格标了 metadata.course.browser = "needs-jax";
 //    读者自己新建的单元格照常运行。
 // 4. 读者的副本:读者在本浏览器里保存过某一章时,notebook 顶部标明「这是你的副本」,
 //    「恢复原版」把副本另存为「(我的副本 日期)」后重新打开课程原版,什么都不丢。
 // 5. 链接:指向别的章节的链接在同一个标签页里打开静态阅读版的对应小节;本章内的 #小节 链接
 //    滚到那一格;地址里的 #cell-<id>(阅读版的「在浏览器里运行」)打开时滚到那个单元格。
+// 6. 后台启动内核:notebook 显示出来、预览交接完、页面空闲时启动 Pyodide 内核(省流量模式下不启动)。
+//    代价:打开运行版就下载约 17 MB(之后浏览器缓存),在 Web Worker 里初始化几秒 CPU,约 150 MB 内存。
 (function () {
   "use strict";
   var CONFIG = /*CONFIG*/null;
@@ -100,18 +102,133 @@
     return a;
   }
 
-  function noteOn(cell, path) {
+  function isLite(cell) {
+    var tags = (cell.model.getMetadata && cell.model.getMetadata("tags")) || [];
+    return cell.model.type === "code" && tags.indexOf("lite") >= 0;
+  }
+
+  // 每章的准备单元格(第一个代码格,导入 jaxcourse)也标了 lite,但它不是「动手」的那种格
+  function isSetup(nb, i) {
+    for (var k = 0; k < nb.widgets.length; k++) {
+      if (nb.widgets[k].model.type === "code") {
+        return k === i && /^\s*import jaxcourse\s*$/m.test(nb.widgets[k].model.sharedModel.getSource());
+      }
+    }
+    return false;
+  }
+
+  function headingOf(cell) {
+    if (cell.model.type !== "markdown") return null;
+    var m = /^(#{1,3}) +(.+?)\s*$/m.exec(cell.model.sharedModel.getSource());
+    return m ? m[2].replace(/`/g, "").replace(/\*\*/g, "") : null;
+  }
+
+  // 离第 i 格最近的 lite 单元格:本节(两个 ≤ 3 级标题之间)里先找它下面的第一个,再找上面最后一个;
+  // 本节没有就找全章最近的一个。返回 {index, inSection, section}(section:那一格所在小节的标题)或 null
+  function nearestLite(nb, i) {
+    var cells = nb.widgets, start = 0, end = cells.length;
+    for (var k = i; k >= 0; k--) if (headingOf(cells[k]) !== null) { start = k; break; }
+    for (k = i + 1; k < cells.length; k++) if (headingOf(cells[k]) !== null) { end = k; break; }
+    var ok = function (k) { return isLite(cells[k]) && !isSetup(nb, k); };
+    for (k = i + 1; k < end; k++) if (ok(k)) return { index: k, inSection: true };
+    for (k = i - 1; k >= start; k--) if (ok(k)) return { index: k, inSection: true };
+    for (var d = 1; d < cells.length; d++) {
+      var hit = [i + d, i - d].filter(function (j) { return j >= 0 && j < cells.length && ok(j); })[0];
+      if (hit !== undefined) {
+        var title = null;
+        for (k = hit; k >= 0 && title === null; k--) title = headingOf(cells[k]);
+        return { index: hit, inSection: false, section: title };
+      }
+    }
+    return null;
+  }
+
+  // 一格 lite 单元格的简短说明:它第一行中文注释(去掉「试一试」),否则第一行不是 import 的代码
+  function liteLabel(cell) {
+    var lines = cell.model.sharedModel.getSource().split("\n").map(function (l) { return l.trim(); });
+    var label = lines.filter(function (l) { return /^#\s*\S/.test(l) && !/^#\s*试一试/.test(l); })[0];
+    label = label ? label.replace(/^#\s*/, "") : lines.filter(function (l) {
+      return l && !/^(import |from \S+ import |mnp = )/.test(l) && l.charAt(0) !== "#";
+    })[0] || lines[0] || "";
+    return label.length > 40 ? label.slice(0, 39) + "…" : label;
+  }
+
+  function liteLink(nb, from, to) {
+    var target = nb.widgets[to];
+    var a = el("a", "course-lite-link", "「" + liteLabel(target) + "」");
+    a.href = "#cell-" + target.model.id;
+    a.title = "滚到那一格并选中它，按 Shift+Enter 运行";
+    a.setAttribute("data-index", String(to));
+    a.addEventListener("click", function (e) {
+      e.preventDefault();
+      e.stopPropagation();
+      var now = nb.widgets.indexOf(target);   // cells may have moved since the note was written
+      if (now < 0) return;
+      scrollToIndex(nb, now);
+      nb.mode = "command";
+      target.node.classList.add("course-flash");
+      setTimeout(function () { target.node.classList.remove("course-flash"); }, 1600);
+    });
+    return a;
+  }
+
+  function pointToLite(note, nb, i) {
+    var hit = nearestLite(nb, i);
+    if (!hit) return;
+    var n = Math.abs(hit.index - i), where = hit.index > i ? "下面" : "上面";
+    var p = el("div", "course-lite-hint");
+    if (hit.inSection) {
+      p.appendChild(document.createTextNode("本节可以在浏览器里动手的是" + where + "第 " + n + " 格（纯 Python，用迷你 JAX）："));
+    } else {
+      p.appendChild(document.createTextNode("本节没有能在浏览器里运行的单元格；离这里最近的是" + where + "第 " + n + " 格" +
+        (hit.section ? "（在「" + hit.section + "」一节）" : "") + "："));
+    }
+    p.appendChild(liteLink(nb, i, hit.index));
+    p.appendChild(document.createTextNode("，点一下就滚到那一格。"));
+    note.appendChild(p);
+  }
+
+  function noteOn(cell, path, nb) {
     var old = cell.node.querySelector(".course-jax-note");
     if (old) old.remove();
     var note = el("div", "course-jax-note");
     note.setAttribute("role", "note");
     note.appendChild(el("b", "", "这一格没有运行："));
-    note.appendChild(document.createTextNode("它需要 JAX，浏览器里没有 JAX。下面保存的输出来自真实的 JAX 0.12.0.1，保持原样。想真正运行："));
-    note.appendChild(link(CONFIG.colab + encodeURI(path), "在 Colab 中打开本章"));
-    note.appendChild(document.createTextNode("，或"));
-    note.appendChild(link(CONFIG.local, "在自己的电脑上运行"));
-    note.appendChild(document.createTextNode("。"));
+    note.appendChild(document.createTextNode("它需要 JAX，浏览器里没有 JAX。下面保存的输出来自真实的 JAX 0.12.0.1，保持原样。"));
+    if (nb) pointToLite(note, nb, nb.widgets.indexOf(cell));
+    var run = el("div", "course-run-elsewhere");
+    run.appendChild(document.createTextNode("想真正运行这一格："));
+    run.appendChild(link(CONFIG.colab + encodeURI(path), "在 Colab 中打开本章"));
+    run.appendChild(document.createTextNode("，或"));
+    run.appendChild(link(CONFIG.local, "在自己的电脑上运行"));
+    run.appendChild(document.createTextNode("。"));
+    note.appendChild(run);
     cell.node.appendChild(note);
+  }
+
+  // 内核还在启动时就发出的运行请求会丢:JupyterLite 在启动中换掉内核的连接,第一条执行请求没有回音,
+  // 单元格不运行也不报错(读者第一次按 Shift+Enter 时正是这样)。所以先等内核起来(回答了 kernel_info),
+  // 再交给 JupyterLab 运行;没有内核时这里就启动它(和 JupyterLab 自己启动的是同一个默认内核),但要等
+  // 会话初始化完:初始化结束时它会接上已有的会话,又换一次连接。
+  function sleep(ms) {
+    return new Promise(function (ok) { setTimeout(ok, ms); });
+  }
+
+  async function kernelUp(panel) {
+    var ctx = panel.sessionContext;
+    try {
+      await ctx.ready;
+      if (panel.__courseStarting) await panel.__courseStarting;
+      if (!(ctx.session && ctx.session.kernel) && ctx.hasNoKernel !== false) await ctx.startKernel();
+      for (var n = 0; n < 240; n++) {   // at most 2 minutes; the connection may be replaced meanwhile
+        var k = ctx.session && ctx.session.kernel;
+        if (!k || !k.info) return;
+        var up = await Promise.race([k.info.then(function () { return true; }), sleep(500).then(function () { return false; })]);
+        if (up) return;
+      }
+    } catch (e) {
+      warn("等内核启动", e);   // JupyterLab then starts it (or says why not) as usual
+    }
   }
 
   async function runOnly(nb, cells, execute) {
@@ -137,14 +254,18 @@
     }
     if (!chosen.some(needsJax)) {
       startingNote(panel);
+      await kernelUp(panel);
       return execute(id, args);
     }
     var last = widgets.indexOf(chosen[chosen.length - 1]);
-    chosen.filter(needsJax).forEach(function (c) { noteOn(c, panel.context.path); });
+    chosen.filter(needsJax).forEach(function (c) { noteOn(c, panel.context.path, nb); });
     var runnable = chosen.filter(function (c) {
       return !needsJax(c) && (RUN_SELECTED[id] || c.model.type === "code");
     });
-    if (runnable.some(function (c) { return c.model.type === "code"; })) startingNote(panel);
+    if (runnable.some(function (c) { return c.model.type === "code"; })) {
+      startingNote(panel);
+      await kernelUp(panel);
+    }
     await runOnly(nb, runnable, execute);
     nb.deselectAll();
     if (RUN_SELECTED[id] === "next") nb.activeCellIndex = Math.min(last + 1, widgets.length - 1);
@@ -160,11 +281,16 @@
     };
   }
 
-  // 第一次运行时内核要在浏览器里启动(下载并编译 Pyodide,约 10 秒):说一声,别让读者只看到 [*]
+  // 内核还没准备好(没启动,或后台启动还没完成)时读者运行单元格:说一声,别让读者只看到 [*]
+  function kernelReady(ctx) {
+    var k = ctx && ctx.session && ctx.session.kernel;
+    return !!(k && (k.status === "idle" || k.status === "busy") && ctx.isReady !== false);
+  }
+
   function startingNote(panel) {
     var ctx = panel && panel.sessionContext;
-    if (!ctx || (ctx.session && ctx.session.kernel) || document.getElementById("course-starting")) return;
-    var box = el("div", "course-toast", "正在浏览器里启动 Python（Pyodide），第一次大约要 10 秒，之后运行就快了…");
+    if (!ctx || kernelReady(ctx) || document.getElementById("course-starting")) return;
+    var box = el("div", "course-toast", "正在浏览器里启动 Python（Pyodide），第一次要几秒钟，之后运行就快了…");
     box.id = "course-starting";
     box.setAttribute("role", "status");
     document.body.appendChild(box);
@@ -176,6 +302,36 @@
     };
     ctx.statusChanged.connect(done);
     setTimeout(function () { box.remove(); }, 90000);
+  }
+
+  // ---- 6. 后台启动内核 ----
+  function idle(fn) {
+    if (window.requestIdleCallback) window.requestIdleCallback(fn, { timeout: 1500 });
+    else setTimeout(fn, 200);
+  }
+
+  function startInBackground(panel) {
+    var ctx = panel.sessionContext, nb = panel.content;
+    if (!ctx || typeof ctx.startKernel !== "function" || !nb.widgets.some(isLite)) return;
+    if (navigator.connection && navigator.connection.saveData) return;   // 省流量模式:等读者运行时再下载
+    var tries = 0;
+    var go = function () {
+      if (ctx.isDisposed || (ctx.session && ctx.session.kernel)) return;
+      // wait for the quick preview to hand over and for the page to be shown: the start then takes no
+      // CPU from the first screen
+      if ((document.getElementById("course-preview") || document.visibilityState !== "visible") && tries++ < 600) {
+        setTimeout(go, 100);
+        return;
+      }
+      idle(function () {
+        // a run by the reader may have started one already (JupyterLab then has a pending kernel name)
+        if (ctx.isDisposed || (ctx.session && ctx.session.kernel) || ctx.hasNoKernel === false) return;
+        performance.mark("course-kernel-start");
+        panel.__courseStarting = ctx.startKernel().catch(function (e) { warn("在后台启动内核", e); })
+          .then(function () { panel.__courseStarting = null; });
+      });
+    };
+    ctx.ready.then(go, function (e) { warn("在后台启动内核", e); });
   }
 
   // ---- 4. 读者的副本 ----
@@ -270,10 +426,7 @@
 
   // 能在浏览器里运行的单元格(标签 lite)标上「纯 Python · 可运行」,与阅读版的叫法一致
   function markLiteCells(nb) {
-    nb.widgets.forEach(function (cell) {
-      var tags = (cell.model.getMetadata && cell.model.getMetadata("tags")) || [];
-      cell.node.classList.toggle("course-lite", cell.model.type === "code" && tags.indexOf("lite") >= 0);
-    });
+    nb.widgets.forEach(function (cell) { cell.node.classList.toggle("course-lite", isLite(cell)); });
   }
 
   // 左上角的 JupyterLite 标志本来打开文件列表(新标签页);改成回到这一章的阅读版
@@ -298,6 +451,7 @@
       markLiteCells(panel.content);
       panel.content.model && panel.content.model.cells.changed.connect(function () { markLiteCells(panel.content); });
       backToReading(panel.context.path);
+      startInBackground(panel);
       panel.context.saveState.connect(function (_, state) { if (state === "completed") copyBanner(panel); });
       var frag = location.hash.slice(1);
       if (frag) setTimeout(function () { goTo(panel.content, frag); }, 0);
@@ -368,6 +522,8 @@
 
   var STYLE = ".course-jax-note{margin:4px 0 6px 64px;padding:6px 10px;border-left:3px solid #d29922;" +
     "background:rgba(210,153,34,.10);font-size:13px;line-height:1.5}" +
+    ".course-lite-hint{margin:2px 0}.course-lite-link{color:#1a7f37;font-weight:600;cursor:pointer}" +
+    ".course-flash{outline:2px solid #1a7f37;outline-offset:-2px;transition:outline-color 1.5s}" +
     ".course-copy-banner{position:fixed;z-index:10000;left:0;right:0;bottom:0;display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px;padding:8px 14px;" +
     "background:#fff8e1;color:#3b2f00;border-top:1px solid #f0c36d;box-shadow:0 -2px 8px rgba(0,0,0,.12);font-size:14px;line-height:1.5}" +
     ".course-copy-banner button{font:inherit;padding:2px 12px;border-radius:5px;border:1px solid #b08800;" +
