@@ -192,12 +192,18 @@ def png_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+def _pre(classes: str, text: str) -> str:
+    """A text output in <pre>. HTML drops a newline right after <pre>, so a text that starts with one gets it twice."""
+    lead = "\n" if text.startswith("\n") else ""
+    return f'<pre class="{classes}" data-output="text">{lead}{ansi2html(text)}</pre>'
+
+
 def render_output(out: dict, md: MarkdownIt, images: ImageStore, root: str) -> str:
     """One saved output as HTML, marked with its kind (the tests compare its text with the notebook's)."""
     kind = out.get("output_type")
     if kind == "stream":
         cls = "stderr" if out.get("name") == "stderr" else "stdout"
-        return f'<pre class="output text {cls}" data-output="text">{ansi2html(joined(out.get("text")))}</pre>'
+        return _pre(f"output text {cls}", joined(out.get("text")))
     if kind == "error":
         return ('<pre class="output text error" data-output="text">'
                 f'{ansi2html(chr(10).join(out.get("traceback", [])))}</pre>')
@@ -207,7 +213,7 @@ def render_output(out: dict, md: MarkdownIt, images: ImageStore, root: str) -> s
         return ""
     value = joined(data[mime])
     if mime == "text/plain":
-        return f'<pre class="output text" data-output="text">{ansi2html(value)}</pre>'
+        return _pre("output text", value)
     if mime == "text/html":
         return f'<div class="output html scroll" data-output="html">{value}</div>'
     if mime == "text/markdown":

@@ -174,3 +174,14 @@ def test_both_parts_are_one_course_landing_sidebar_and_pager_lead_into_进阶(pa
     index = _soup(out / "进阶/00_总目录.html")
     assert index.select_one('.sidebar a[aria-current="page"]').get_text().startswith("进阶")
     assert "07_" in index.select_one(".pager a.prev")["href"]
+
+
+def test_a_text_output_that_starts_with_a_newline_keeps_it():
+    """HTML drops one newline right after <pre>: the renderer doubles a leading one, so the reader sees the blank line."""
+    from markdown_it import MarkdownIt
+
+    from sitebuild.render import render_output
+    html_text = render_output({"output_type": "stream", "name": "stdout", "text": "\nx = 1\n"}, MarkdownIt(), None, "")
+    assert ">\n\nx = 1\n</pre>" in html_text
+    plain = render_output({"output_type": "execute_result", "data": {"text/plain": "y"}}, MarkdownIt(), None, "")
+    assert plain == '<pre class="output text" data-output="text">y</pre>'
