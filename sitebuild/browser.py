@@ -194,7 +194,7 @@ RUN_CELL = """async ([i, seconds]) => {
   const late = new Promise(ok => setTimeout(() => ok('timeout'), seconds * 1000));
   const how = await Promise.race([run, late]);
   return {how, seconds: (performance.now() - t0) / 1000, count: cell.model.executionCount,
-          outputs: cell.model.outputs.toJSON(), source: cell.model.sharedModel.getSource()};
+          outputs: cell.model.outputs ? cell.model.outputs.toJSON() : [], source: cell.model.sharedModel.getSource()};
 }"""
 
 

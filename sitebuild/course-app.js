@@ -1,4 +1,4 @@
-// 页面启动的两处调整(由 tools/site.py build 注入到每个应用页面,在 JupyterLite 启动前运行)。
+// 运行版的几处调整(由 tools/site.py build 注入到每个应用页面,在 JupyterLite 启动前运行)。
 // 需要 jupyter-lite.json 里的 exposeAppInBrowser: true:JupyterLite 在启动前把应用赋给
 // window.jupyterapp,这里截住这次赋值。任何出错只记到控制台,页面照常启动(行为同未调整时)。
 //
@@ -10,14 +10,15 @@
 //    (每次状态变化再推迟 500 ms),启动时这要空等约 1 秒,之后才打开 URL 里的 notebook。这里让
 //    这条命令在工作区读出后就算完成;保存照常在后台进行。带 ?clone / ?reset 的地址不受影响。
 // 3. 需要 JAX 的课程单元格不运行(浏览器里没有 JAX):保存的输出原样留着,旁边显示一行中文说明,
-//    指向本节最近的 lite 单元格(点一下就滚到那一格),并附 Colab 和本地运行的链接。构建时暂存副本给这些单元格标了 metadata.course.browser = "needs-jax";
-//    读者自己新建的单元格照常运行。
+//    指向本节最近的 lite 单元格(点一下就滚到那一格),并附 Colab 和本地运行的链接。构建时暂存副本
+//    给这些单元格标了 metadata.course.browser = "needs-jax";读者自己新建的单元格照常运行。
 // 4. 读者的副本:读者在本浏览器里保存过某一章时,notebook 顶部标明「这是你的副本」,
 //    「恢复原版」把副本另存为「(我的副本 日期)」后重新打开课程原版,什么都不丢。
 // 5. 链接:指向别的章节的链接在同一个标签页里打开静态阅读版的对应小节;本章内的 #小节 链接
 //    滚到那一格;地址里的 #cell-<id>(阅读版的「在浏览器里运行」)打开时滚到那个单元格。
-// 6. 后台启动内核:notebook 显示出来、预览交接完、页面空闲时启动 Pyodide 内核(省流量模式下不启动)。
-//    代价:打开运行版就下载约 17 MB(之后浏览器缓存),在 Web Worker 里初始化几秒 CPU,约 150 MB 内存。
+// 6. 后台启动内核:notebook 显示出来、预览交接完、页面空闲时启动 Pyodide 内核(省流量模式下不启动);
+//    内核准备好之前的运行请求先等它(见 kernelUp)。代价:打开运行版就下载约 21 MB(之后浏览器缓存),
+//    在 Web Worker 里初始化几秒 CPU,多占一两百 MB 内存。
 (function () {
   "use strict";
   var CONFIG = /*CONFIG*/null;
@@ -474,7 +475,12 @@
     "Insert a cell above": "在上面插入单元格", "Insert a cell below": "在下面插入单元格",
     "Collapse Output": "折叠输出", "Expand Output": "展开输出", "Collapse Input": "折叠代码",
     "Expand Input": "展开代码", "Markdown Cell Content": "Markdown 单元格内容", "Code Cell Content": "代码单元格内容",
-    "Cell toolbar": "单元格工具栏"
+    "Cell toolbar": "单元格工具栏",
+    // the kernel starts in the background (6), so its name and states show up in the toolbar right away
+    "Python (Pyodide)": "Python（Pyodide）", "Kernel Connecting": "内核连接中", "Kernel Starting": "内核启动中",
+    "Kernel Initializing": "内核初始化中", "Kernel Idle": "内核空闲", "Kernel Busy": "内核忙碌",
+    "Kernel Unknown": "内核状态未知", "Kernel Restarting": "内核重启中", "Kernel Autorestarting": "内核自动重启中",
+    "Kernel Dead": "内核已停止", "Kernel Disconnected": "内核已断开", "Kernel Terminating": "内核关闭中"
   };
   var ATTRS = ["title", "aria-label"];
   // the course's own text (sources and outputs) is never touched; cell toolbars and collapsers are UI
