@@ -480,7 +480,8 @@
     "Python (Pyodide)": "Python（Pyodide）", "Kernel Connecting": "内核连接中", "Kernel Starting": "内核启动中",
     "Kernel Initializing": "内核初始化中", "Kernel Idle": "内核空闲", "Kernel Busy": "内核忙碌",
     "Kernel Unknown": "内核状态未知", "Kernel Restarting": "内核重启中", "Kernel Autorestarting": "内核自动重启中",
-    "Kernel Dead": "内核已停止", "Kernel Disconnected": "内核已断开", "Kernel Terminating": "内核关闭中"
+    "Kernel Dead": "内核已停止", "Kernel Disconnected": "内核已断开", "Kernel Terminating": "内核关闭中",
+    "Python (WASM) Kernel": "Python（WASM）内核"   // the kernel's help link (帮助 menu), once it has started
   };
   var ATTRS = ["title", "aria-label"];
   // the course's own text (sources and outputs) is never touched; cell toolbars and collapsers are UI
