@@ -38,3 +38,10 @@ def test_env_and_parsing():
     assert jax_env(platform=None) == {}
     assert parse_reports('x\n@@jaxcourse v {"k": [1, 2]}\n@@jaxcourse s "中文 值"\n') == [
         ("v", {"k": [1, 2]}), ("s", "中文 值")]
+
+
+def test_stdin_is_fed_to_the_subprocess_and_empty_by_default():
+    # jax.debug.breakpoint reads its commands from stdin; without input a reader must not hang
+    r = run_jax("import sys\nreport('lines', sys.stdin.read().splitlines())", stdin="p y\nc\n")
+    assert r["lines"] == ["p y", "c"]
+    assert run_jax("import sys\nreport('rest', sys.stdin.read())")["rest"] == ""

@@ -99,16 +99,18 @@ def jax_env(devices: int | None = None, xla_flags: str | list[str] | None = None
 
 def run_jax(code: str, *args: str, devices: int | None = None, xla_flags: str | list[str] | None = None,
             x64: bool | None = None, platform: str | None = "cpu", env: dict | None = None,
-            timeout: float = 300, check: bool = True) -> DemoResult:
+            timeout: float = 300, check: bool = True, stdin: str | None = None) -> DemoResult:
     """在新的子进程里运行 code，返回它用 `report` 报告的结果。
 
     devices：CPU 设备数（JAX_NUM_CPU_DEVICES）；xla_flags：XLA_FLAGS；x64：JAX_ENABLE_X64；
-    platform：JAX_PLATFORMS（默认 "cpu"，None 表示不设置）；env：其他环境变量；args：子进程的 sys.argv[1:]。
+    platform：JAX_PLATFORMS（默认 "cpu"，None 表示不设置）；env：其他环境变量；args：子进程的 sys.argv[1:]；
+    stdin：喂给子进程标准输入的文本（例如驱动 jax.debug.breakpoint 的命令）。
     check=True 时子进程失败就抛出 DemoFailed，附上 stderr 的最后几行；要演示报错时传 check=False，
     再看 returncode 和 stderr。
     """
     source = PRELUDE + textwrap.dedent(code)
-    proc = run_python(source, *args, env=jax_env(devices, xla_flags, x64, platform, env), timeout=timeout)
+    proc = run_python(source, *args, env=jax_env(devices, xla_flags, x64, platform, env), timeout=timeout,
+                      stdin=stdin)
     history = parse_reports(proc.stdout)
     result = DemoResult(proc.returncode, proc.stdout, proc.stderr, dict(history), history)
     if check and proc.returncode != 0:
