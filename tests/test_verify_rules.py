@@ -128,6 +128,10 @@ def test_refresh_records_the_run_time_and_renews_it_only_when_it_is_far_off():
     assert first.metadata["verify"]["seconds"] == 40
     assert merged_for_refresh(first, fresh, None, seconds=55).metadata["verify"]["seconds"] == 40  # within half
     assert merged_for_refresh(first, fresh, None, seconds=70).metadata["verify"]["seconds"] == 70
+    short = merged_for_refresh(saved, fresh, None, seconds=1.2)
+    assert short.metadata["verify"]["seconds"] == 1
+    assert merged_for_refresh(short, fresh, None, seconds=4.9).metadata["verify"]["seconds"] == 1  # load noise
+    assert merged_for_refresh(short, fresh, None, seconds=6.5).metadata["verify"]["seconds"] == 6
 
 
 def test_runner_starts_the_longest_notebooks_first_and_returns_results_in_the_given_order(tmp_path):

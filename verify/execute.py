@@ -221,6 +221,9 @@ def _check_lite(nb, run_nb, path: Path, result: NotebookResult, ran) -> None:
             cell_res.detail = diff
 
 
+RENEW_SECONDS = 5
+
+
 def merged_for_refresh(saved_nb, run_nb, env: dict | None = None, seconds: float | None = None):
     """The saved notebook with fresh outputs and execution counts; everything else untouched.
 
@@ -230,7 +233,9 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None, seconds: float
     environment is renewed only when some output changed or it differs in a compared key (a new
     Python patch release alone does not rewrite a notebook whose outputs all still hold).
     `seconds` (the run's duration) is recorded as metadata.verify.seconds for the runner's
-    longest-first order, renewed only when it is missing or off by more than half.
+    longest-first order, renewed only when it is missing or off by more than half and by more than
+    RENEW_SECONDS (a short notebook's time is mostly kernel start, which swings with machine load; the
+    order only cares about long ones).
     """
     merged = copy.deepcopy(saved_nb)
     changed = False
@@ -254,7 +259,7 @@ def merged_for_refresh(saved_nb, run_nb, env: dict | None = None, seconds: float
             merged.metadata.setdefault("verify", {})["environment"] = env
     if seconds is not None:
         old = merged.metadata.get("verify", {}).get("seconds")
-        if not isinstance(old, (int, float)) or abs(seconds - old) > 0.5 * max(old, 1):
+        if not isinstance(old, (int, float)) or abs(seconds - old) > max(0.5 * old, RENEW_SECONDS):
             merged.metadata.setdefault("verify", {})["seconds"] = max(1, round(seconds))
     return merged
 
