@@ -45,3 +45,9 @@ def test_stdin_is_fed_to_the_subprocess_and_empty_by_default():
     r = run_jax("import sys\nreport('lines', sys.stdin.read().splitlines())", stdin="p y\nc\n")
     assert r["lines"] == ["p y", "c"]
     assert run_jax("import sys\nreport('rest', sys.stdin.read())")["rest"] == ""
+
+
+def test_tracebacks_come_without_colour_codes_so_notebooks_can_match_them():
+    r = run_jax("raise TypeError('lax.mul requires arguments to have the same dtypes')", check=False,
+                env={"FORCE_COLOR": "1"})
+    assert "TypeError: lax.mul requires" in r.stderr and "\x1b[" not in r.stderr

@@ -34,11 +34,12 @@ def run_python(code: str, *args: str, env: dict | None = None, timeout: float = 
                stdin: str | None = None) -> subprocess.CompletedProcess:
     """在一个新的 Python 子进程里运行 code（XLA 标志之类必须在 JAX 初始化之前设置时用）。
 
-    env 里的变量加在当前环境之上；stdin 是喂给子进程标准输入的文本（None 时标准输入为空，
+    env 里的变量加在当前环境之上（默认 PYTHON_COLORS=0：Python 3.13 在内核里也给 traceback 加颜色控制符，
+    notebook 要原样匹配报错文字）；stdin 是喂给子进程标准输入的文本（None 时标准输入为空，
     读取立即得到文件结尾，子进程不会卡住等输入）；返回 CompletedProcess（text 模式，stdout/stderr 已捕获）。
     """
     if in_browser():
         raise RuntimeError("浏览器里不能启动子进程：这个探测只能在本地或 Colab 的真实内核里运行。")
-    full_env = dict(os.environ, **(env or {}))
+    full_env = {**os.environ, "PYTHON_COLORS": "0", **(env or {})}
     return subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True,
                           text=True, timeout=timeout, input=stdin if stdin is not None else "")
