@@ -7,6 +7,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
 - all_eqns / jaxpr_size / primitive_names / same_size / loop_free：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
+- entry_ops / all_ops / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python：平台探测
@@ -19,6 +20,7 @@ import sys as _sys
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
 from .compiles import count_compiles
+from .hlo import all_ops, entry_ops, where_is_w, ynn_fusion_bodies
 from .jaxprs import all_eqns, jaxpr_size, loop_free, primitive_names, same_size
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
@@ -30,8 +32,10 @@ __all__ = [
     "DemoFailed",
     "DemoResult",
     "all_eqns",
+    "all_ops",
     "compile_budget",
     "count_compiles",
+    "entry_ops",
     "expect_error",
     "expect_warning",
     "figure",
@@ -47,6 +51,8 @@ __all__ = [
     "same_size",
     "selfcheck",
     "use_cjk_font",
+    "where_is_w",
+    "ynn_fusion_bodies",
 ]
 
 install_warning_format()  # 警告和 traceback 里不出现机器路径（保存的输出要能在任何机器上原样发布）
