@@ -12,6 +12,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python：平台探测
 - run_jax：在新的子进程里运行必须在 JAX 初始化之前配置的演示（设备数、XLA 标志、x64），读回它 report 的结果
+- run_processes：在回环地址上启动 N 个进程运行同一段代码（多进程 jax.distributed 演示），超时或失败时结束全部子进程
 - figure / use_cjk_font：画图前选好中文字体，中文标签不会变成方框
 """
 
@@ -26,6 +27,7 @@ from .display import (figure, install_cell_names, install_short_tracebacks, inst
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
 from .subproc import DemoFailed, DemoResult, run_jax
+from .multiproc import ProcessesFailed, run_processes
 
 __all__ = [
     "CompileBudgetExceeded",
@@ -46,7 +48,9 @@ __all__ = [
     "loop_free",
     "primitive_names",
     "platform_info",
+    "ProcessesFailed",
     "run_jax",
+    "run_processes",
     "run_python",
     "same_size",
     "selfcheck",
