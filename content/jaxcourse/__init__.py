@@ -8,6 +8,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
 - all_eqns / jaxpr_size / primitive_names / same_size / loop_free：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - entry_ops / all_ops / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
+- printed_lines：运行一段代码，等调试回调执行完，返回它打印的各行
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
 - platform_info / in_browser / run_python：平台探测
@@ -20,6 +21,7 @@ import sys as _sys
 
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
+from .capture import printed_lines
 from .compiles import count_compiles
 from .hlo import all_ops, entry_ops, where_is_w, ynn_fusion_bodies
 from .jaxprs import all_eqns, jaxpr_size, loop_free, primitive_names, same_size
@@ -47,6 +49,7 @@ __all__ = [
     "jaxpr_size",
     "loop_free",
     "primitive_names",
+    "printed_lines",
     "platform_info",
     "ProcessesFailed",
     "run_jax",

@@ -26,6 +26,7 @@ import tempfile
 import textwrap
 import time
 
+from .probes import child_env
 from .subproc import PRELUDE, DemoFailed, DemoResult, jax_env, parse_reports, tail
 
 
@@ -81,7 +82,7 @@ def run_processes(code: str, num_processes: int = 2, *, devices: int | None = No
     if port is None:
         port = free_port()
     body = textwrap.dedent(code)
-    base_env = {**os.environ, "PYTHON_COLORS": "0", **jax_env(devices, xla_flags, x64, platform, env)}
+    base_env = child_env(jax_env(devices, xla_flags, x64, platform, env))
     procs: list[subprocess.Popen] = []
     files = []
     tmpdir = tempfile.TemporaryDirectory(prefix="jaxcourse-mp-")

@@ -30,6 +30,11 @@ def platform_info() -> dict:
     return info
 
 
+def child_env(env: dict | None = None) -> dict:
+    """子进程的环境变量：当前环境，加上 PYTHON_COLORS=0（traceback 不带颜色控制符），再加上 env。"""
+    return {**os.environ, "PYTHON_COLORS": "0", **(env or {})}
+
+
 def run_python(code: str, *args: str, env: dict | None = None, timeout: float = 300,
                stdin: str | None = None) -> subprocess.CompletedProcess:
     """在一个新的 Python 子进程里运行 code（XLA 标志之类必须在 JAX 初始化之前设置时用）。
@@ -40,6 +45,6 @@ def run_python(code: str, *args: str, env: dict | None = None, timeout: float = 
     """
     if in_browser():
         raise RuntimeError("浏览器里不能启动子进程：这个探测只能在本地或 Colab 的真实内核里运行。")
-    full_env = {**os.environ, "PYTHON_COLORS": "0", **(env or {})}
+    full_env = child_env(env)
     return subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True,
                           text=True, timeout=timeout, input=stdin if stdin is not None else "")
