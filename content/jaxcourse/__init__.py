@@ -15,10 +15,12 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - run_jax：在新的子进程里运行必须在 JAX 初始化之前配置的演示（设备数、XLA 标志、x64），读回它 report 的结果
 - run_processes：在回环地址上启动 N 个进程运行同一段代码（多进程 jax.distributed 演示），超时或失败时结束全部子进程
 - figure / use_cjk_font：画图前选好中文字体，中文标签不会变成方框
+- ffi_build：把 ffi_src/ 里的 C++ 源码编译成 XLA FFI 算子的共享库（带缓存；没有编译器时报 CompilerMissing）
 """
 
 import sys as _sys
 
+from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
 from .capture import printed_lines
