@@ -28,6 +28,17 @@ def test_reads_ops_and_the_fused_body_of_a_hand_written_module():
     assert {"parameter", "constant", "reduce", "fusion"} <= all_ops(FAKE)
     assert len(ynn_fusion_bodies(FAKE)) == 1 and "%constant.1" in ynn_fusion_bodies(FAKE)[0]
     assert where_is_w(FAKE, 3) == "融合内部的常量"
+
+
+def test_reads_ops_whose_result_is_a_tuple():
+    # XLA combines gradient all-reduces into one tuple-typed instruction; its name must still be read.
+    text = FAKE.replace(
+        "  ROOT %ynn_fusion",
+        "  %all-reduce.1 = (f32[4]{0}, (f32[2]{0}, s32[])) all-reduce(%x, %y), channel_id=1, to_apply=%add\n"
+        "  %t = (f32[], /*index=1*/f32[]) tuple(%a, %b)\n"
+        "  ROOT %ynn_fusion")
+    assert entry_ops(text) == ["parameter", "all-reduce", "tuple", "fusion"]
+    assert {"all-reduce", "tuple"} <= all_ops(text)
     assert where_is_w(FAKE, 5) == "不在融合里"
     assert where_is_w(FAKE.replace("__ynn_fusion", "__other"), 3) is None
 
