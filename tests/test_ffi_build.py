@@ -34,7 +34,7 @@ def test_build_loads_and_second_call_hits_cache(cache):
     assert ffi_build.build("scale_shift") == so         # 第二次：命中缓存
     assert ffi_build.compile_count == before + 1         # 只编译了一次
     assert so.stat().st_mtime_ns == mtime
-    assert not any(p.suffix == ".tmp" for p in so.parent.iterdir())
+    assert sorted(p.name for p in so.parent.iterdir()) == ["libscale_shift.so"]   # 没有留下临时文件
 
 
 @needs_cxx
@@ -69,3 +69,4 @@ def test_compile_error_shows_compiler_output_and_leaves_nothing(cache, tmp_path)
     msg = str(info.value)
     assert "broken.cc" in msg and "error" in msg        # 编译器输出的末尾在消息里
     assert _leftovers(cache) == []                       # 没有半成品 .so，也没有临时文件
+    assert [p for p in cache.rglob("*") if p.is_file()] == []   # 临时源文件也删掉了

@@ -95,25 +95,31 @@ def build(name: str = "scale_shift", *, source: str | None = None, include_dir: 
             print("ffi_build：命中缓存，不重新编译")
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
-    src = out_dir / f"{name}.cc"
+    # 源文件和输出都用本次调用独有的临时名字：两个进程同时编译同一个库时互不覆盖对方正在读写的文件
+    fd, src_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".cc", dir=out_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    src = Path(src_name)
     fd, tmp_name = tempfile.mkstemp(prefix=f".lib{name}.", suffix=".so.tmp", dir=out_dir)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        src.write_text(text, encoding="utf-8")
         cmd = [cxx, *FLAGS, "-I", str(include_dir), str(src), "-o", str(tmp)]
         compile_count += 1
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except OSError as e:
             raise CompilerMissing(f"C++ 编译器 {cxx} 无法运行：{e}") from e
+        except subprocess.TimeoutExpired as e:
+            raise CompileFailed(f"编译 {name}.cc 超过 {e.timeout:.0f} 秒仍未结束，已放弃（{Path(cxx).name}）") from e
         if r.returncode != 0:
             tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-15:])
             raise CompileFailed(f"编译 {name}.cc 失败（{Path(cxx).name} 返回 {r.returncode}），编译器输出的末尾：\n{tail}")
         os.replace(tmp, target)                      # 原子：要么没有 .so，要么是完整的 .so
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        for leftover in (tmp, src):
+            if leftover.exists():
+                leftover.unlink()
     if verbose:
         print("ffi_build：编译完成")
     return target
