@@ -70,3 +70,14 @@ def test_compile_error_shows_compiler_output_and_leaves_nothing(cache, tmp_path)
     assert "broken.cc" in msg and "error" in msg        # 编译器输出的末尾在消息里
     assert _leftovers(cache) == []                       # 没有半成品 .so，也没有临时文件
     assert [p for p in cache.rglob("*") if p.is_file()] == []   # 临时源文件也删掉了
+
+
+def test_unwritable_cache_dir_is_a_clear_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("x")                              # 缓存根是一个普通文件：目录建不起来
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.delenv("CXX", raising=False)
+    if not HAVE_CXX:
+        pytest.skip("这台机器没有 C++ 编译器")
+    with pytest.raises(ffi_build.FFIBuildError, match="XDG_CACHE_HOME"):
+        ffi_build.build("t", source="int f() { return 1; }\n", include_dir=str(tmp_path))

@@ -94,7 +94,10 @@ def build(name: str = "scale_shift", *, source: str | None = None, include_dir: 
         if verbose:
             print("ffi_build：命中缓存，不重新编译")
         return target
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FFIBuildError(f"无法创建缓存目录 {out_dir}：{e}。请把环境变量 XDG_CACHE_HOME 设成一个可写的目录再运行。") from e
     # 源文件和输出都用本次调用独有的临时名字：两个进程同时编译同一个库时互不覆盖对方正在读写的文件
     fd, src_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".cc", dir=out_dir)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
