@@ -92,7 +92,7 @@ PLANNED = {
         ("01_控制流与变换", "scan、cond/switch、while/fori、控制流与 grad/vmap/jit、掩码、闭包与 staging"),
         ("02_性能优化", "AOT 各阶段、jaxpr 与 HLO、代价与内存分析、profiler、重新编译、异步派发"),
         ("03_分布式计算", "Mesh 与分片、shard_map、集合通信、真实的多进程 JAX、数据并行训练"),
-        ("04_进阶自动微分", "jvp/vjp/linearize、海森矩阵-向量积、custom_jvp/custom_vjp、隐函数求导"),
+        ("04_进阶自动微分", "jvp/vjp/linearize、海森-向量积、custom_jvp/custom_vjp、隐函数求导"),
         ("05_互操作与自定义算子", "NumPy 与 DLPack、主机回调、C++ FFI 内核、自定义原语"),
         ("06_大规模训练", "Flax NNX、梯度累积、梯度检查点、混合精度、模型并行、Orbax checkpoint"),
         ("07_Pallas内核", "Ref 与 pallas_call、grid 与 BlockSpec、分块矩阵乘、为 TPU lowering"),

@@ -1,8 +1,8 @@
 """自动微分：前向模式 jvp（对偶数）和反向模式 vjp / grad。
 
-- jvp：一层 JVPTrace，每个追踪器带着（原始值, 切线）；原语的 jvp 规则同时算出两者。
+- jvp：一层 JVPTrace，每个追踪器带着（原始值, 切向量）；原语的 jvp 规则同时算出两者。
 - vjp：前向照常运行函数，每个原语一边算、一边记到磁带（tape）上（连同输入、输出的值）；再从输出往回
-  逐条方程调用 vjp 规则，把余切累加（add_any）回每个输入。JAX 的做法是“jvp + 部分求值 + 转置”，
+  逐条方程调用 vjp 规则，把余切向量累加（add_any）回每个输入。JAX 的做法是“jvp + 部分求值 + 转置”，
   结果相同；这里换成更直接的“边算边记，再倒着走”，读起来更短。
 """
 
@@ -136,7 +136,7 @@ def _backward(tape, invars, outvars, in_tree):
         ct_env = {}
 
         def accum(v, ct):
-            if not isinstance(v, Var) or ct is None:     # 常数不需要余切
+            if not isinstance(v, Var) or ct is None:     # 常数不需要余切向量
                 return
             ct_env[v] = add_any(ct_env[v], ct) if v in ct_env else ct
         for v, ct in zip(outvars, tree_flatten(cotangent)[0]):

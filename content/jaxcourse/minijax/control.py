@@ -213,7 +213,7 @@ def _while_jvp(primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nco
     bct, ct = tangents[cond_nconsts:cond_nconsts + body_nconsts], tangents[cond_nconsts + body_nconsts:]
     nb, nc = len(bc), len(carry)
 
-    def body(*xs):           # 输入：常数、常数的切线、carry、carry 的切线
+    def body(*xs):           # 输入：常数、常数的切向量、carry、carry 的切向量
         p, t = _jvp(lambda *a: run(body_jaxpr, *a), list(xs[:nb]) + list(xs[2 * nb:2 * nb + nc]),
                     list(xs[nb:2 * nb]) + list(xs[2 * nb + nc:]))
         return list(p) + list(t)
@@ -313,8 +313,8 @@ def _scan_jvp(primals, tangents, jaxpr, length, num_consts, num_carry):
     tc, tcar, tx = _scan_split(tangents, num_consts, num_carry)
     k, c, x = len(consts), len(carry), len(xs)
 
-    # 新 scan 的输入排成 [常数 k | 常数的切线 k | carry c | carry 的切线 c | x 的切片 | x 切片的切线]，
-    # 输出排成 [carry | carry 的切线 | y | y 的切线]：常数、carry、逐步的 x 三段各自成对
+    # 新 scan 的输入排成 [常数 k | 常数的切向量 k | carry c | carry 的切向量 c | x 的切片 | x 切片的切向量]，
+    # 输出排成 [carry | carry 的切向量 | y | y 的切向量]：常数、carry、逐步的 x 三段各自成对
     def body(*a):
         p = list(a[:k]) + list(a[2 * k:2 * k + c]) + list(a[2 * k + 2 * c:2 * k + 2 * c + x])
         t = list(a[k:2 * k]) + list(a[2 * k + c:2 * k + 2 * c]) + list(a[2 * k + 2 * c + x:])

@@ -2,8 +2,8 @@
 
 - impl：在具体的 Array 上真的算出来
 - shape：只看形状和 dtype（make_jaxpr、jit 追踪时用）
-- jvp：前向模式，给出输出的切线（tangent）
-- vjp：反向模式，把输出的余切（cotangent）传回每个输入（不可导的输入给 None）
+- jvp：前向模式，给出输出的切向量（tangent）
+- vjp：反向模式，把输出的余切向量（cotangent）传回每个输入（不可导的输入给 None）
 - batch：批处理规则，vmap 用；批维度要么在第 0 维（0），要么没有（None）
 
 规则里的运算都通过 bind 完成，所以规则本身也能再被别的变换追踪：grad 套 grad、vmap 套 grad 都是这样来的。
@@ -109,7 +109,7 @@ def _arith(op):
 
 
 add_p = _elementwise("add", _arith(operator.add))
-add_any_p = _elementwise("add_any", _arith(operator.add))   # 反向模式里累加余切用的加法
+add_any_p = _elementwise("add_any", _arith(operator.add))   # 反向模式里累加余切向量用的加法
 sub_p = _elementwise("sub", _arith(operator.sub))
 mul_p = _elementwise("mul", _arith(operator.mul))
 div_p = _elementwise("div", _div)
@@ -314,8 +314,8 @@ def unbroadcast(ct, shape):
     return reshape(reduce_sum(ct, axes), shape) if axes else reshape(ct, shape)
 
 
-# ---- 前向模式（jvp）规则：（原始值，切线）→（输出，输出的切线）----
-def _linear(prim):   # 线性原语：切线走同一个运算
+# ---- 前向模式（jvp）规则：（原始值，切向量）→（输出，输出的切向量）----
+def _linear(prim):   # 线性原语：切向量走同一个运算
     jvp_rules[prim] = lambda primals, tangents, **p: ([bind1(prim, *primals, **p)], [bind1(prim, *tangents, **p)])
 
 
@@ -351,7 +351,7 @@ def _pow_deriv(x, y):
 jvp_rules[integer_pow_p] = lambda p, t, y: ([integer_pow(p[0], y)], [mul(t[0], _pow_deriv(p[0], y))])
 
 
-def _choose(prim, pick):   # max/min：谁被选中，切线跟谁；相等时各取一半（和 JAX 一样）
+def _choose(prim, pick):   # max/min：谁被选中，切向量跟谁；相等时各取一半（和 JAX 一样）
     def rule(p, t):
         x, y = p
         wins, tie = bind1(pick, x, y), bind1(eq_p, x, y)
@@ -388,7 +388,7 @@ def _argmax_mask(x, y, axes):   # 最大值所在的位置（并列时平分）
 jvp_rules[reduce_max_p] = _reduce_max_jvp
 
 
-# ---- 反向模式（vjp）规则：（输出的余切，输入值，输出值）→ 每个输入的余切 ----
+# ---- 反向模式（vjp）规则：（输出的余切向量，输入值，输出值）→ 每个输入的余切向量 ----
 def _shapes(invals):
     return [get_aval(v).shape for v in invals]
 
