@@ -60,3 +60,14 @@ def test_forbid_also_catches_a_name_imported_from_the_module():
         assert float(lse_alias(jnp.zeros(1))) == 0.0   # restored
     finally:
         del globals()["lse_alias"]
+
+
+def test_expect_error_prints_the_message_without_terminal_colour_codes(capsys):
+    with jaxcourse.expect_error(ValueError, match="block shape"):
+        raise ValueError("\x1b[1mblock shape\x1b[0m must be divisible by 8")
+    out = capsys.readouterr().out
+    assert out == "预期中的报错 → ValueError: block shape must be divisible by 8\n"
+    with jaxcourse.expect_warning(UserWarning):
+        import warnings
+        warnings.warn("\x1b[31mred\x1b[0m text")
+    assert capsys.readouterr().out == "预期中的警告 → UserWarning: red text\n"

@@ -7,6 +7,9 @@ import sys
 import warnings
 from contextlib import contextmanager
 
+# 有些报错（例如 Pallas 的 TPU lowering）把带颜色的 jaxpr 嵌进消息里；终端颜色码不该进保存的输出。
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
 PASS, PENDING, FAIL = "✅", "⏳", "❌"
 
 
@@ -44,7 +47,7 @@ def expect_error(error_type: type[BaseException], match: str | None = None):
     try:
         yield
     except error_type as exc:
-        message = str(exc)
+        message = _ANSI.sub("", str(exc))
         if match is not None and not re.search(match, message):
             raise AssertionError(f"报错类型对了，但消息不含 {match!r}:{message}") from exc
         first = message.strip().splitlines()[0] if message.strip() else ""
@@ -65,7 +68,7 @@ def expect_warning(category: type[Warning], match: str | None = None):
         seen = "、".join(f"{w.category.__name__}: {w.message}" for w in caught) or "没有任何警告"
         raise AssertionError(f"预期 {category.__name__}" + (f"（含 {match!r}）" if match else "") + f"，实际：{seen}")
     for w in hits:
-        first = str(w.message).strip().splitlines()[0]
+        first = _ANSI.sub("", str(w.message)).strip().splitlines()[0]
         print(f"预期中的警告 → {w.category.__name__}: {first}")
 
 
