@@ -71,3 +71,11 @@ def test_expect_error_prints_the_message_without_terminal_colour_codes(capsys):
         import warnings
         warnings.warn("\x1b[31mred\x1b[0m text")
     assert capsys.readouterr().out == "预期中的警告 → UserWarning: red text\n"
+
+
+def test_primitive_names_sees_inside_sub_jaxprs_unless_top():
+    def f(x):
+        return jax.lax.scan(lambda c, xi: (c + jnp.sin(xi), None), 0.0, x)[0]
+    x = jnp.ones(3)
+    assert {"scan", "sin", "add"} <= jaxcourse.primitive_names(f, x)
+    assert jaxcourse.primitive_names(f, x, top=True) == {"scan"}

@@ -23,11 +23,16 @@ def jaxpr_size(fn, *args) -> int:
     return sum(1 for _ in all_eqns(jax.make_jaxpr(fn)(*args)))
 
 
-def primitive_names(fn, *args) -> set[str]:
-    """fn(*args) 的程序里用到的原语名字（含子 jaxpr），例如 {"dot_general", "transpose"}。"""
+def primitive_names(fn, *args, top: bool = False) -> set[str]:
+    """fn(*args) 的程序里用到的原语名字（含子 jaxpr），例如 {"dot_general", "transpose"}。
+
+    top=True 只看最外层：`pallas_call`、`scan` 这类带着自己 jaxpr 的原语，里面的原语不算。
+    """
     import jax
 
-    return {eqn.primitive.name for eqn in all_eqns(jax.make_jaxpr(fn)(*args))}
+    closed = jax.make_jaxpr(fn)(*args)
+    eqns = closed.jaxpr.eqns if top else all_eqns(closed)
+    return {eqn.primitive.name for eqn in eqns}
 
 
 def same_size(program, sizes=(2, 7)) -> bool:
