@@ -51,3 +51,9 @@ def test_tracebacks_come_without_colour_codes_so_notebooks_can_match_them():
     r = run_jax("raise TypeError('lax.mul requires arguments to have the same dtypes')", check=False,
                 env={"FORCE_COLOR": "1"})
     assert "TypeError: lax.mul requires" in r.stderr and "\x1b[" not in r.stderr
+
+
+def test_a_report_name_with_a_space_fails_in_the_child_with_a_clear_message():
+    # parse_reports splits on spaces, so such a name would otherwise surface as a JSONDecodeError in the parent
+    with pytest.raises(DemoFailed, match="不含空白"):
+        run_jax('report("two words", 1)')

@@ -27,6 +27,8 @@ TAG = "@@jaxcourse"
 PRELUDE = f'''\
 def report(name, value):
     import json, sys
+    if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+        raise ValueError("report 的名字必须是不含空白的非空字符串（例如 'loss_0'），收到 " + repr(name))
     if hasattr(value, "tolist"):
         value = value.tolist()
     print("{TAG}", name, json.dumps(value, ensure_ascii=False, default=str), flush=True)
