@@ -97,10 +97,20 @@
     var cut = frag.indexOf("--");
     return cut > 0 ? s.title + " · " + frag.slice(0, cut).replace(/-/g, " ") : s.title;
   }
+  // Pagefind 1.5.2 can load the wrong index chunk for a word with "_" or "." when the index happens to split
+  // next to it (Pagefind/pagefind#795): "block_until_ready" found nothing until "block" had been searched.
+  // On an empty result, search the parts first (that loads their chunks), then the whole query again.
+  function search(pf, q) {
+    return pf.search(q).then(function (r) {
+      var parts = q.split(/[_.\s]+/).filter(Boolean);
+      if (r.results.length || parts.length < 2) return r;
+      return Promise.all(parts.map(function (t) { return pf.search(t); })).then(function () { return pf.search(q); });
+    });
+  }
   function run() {
     var q = input.value.trim(), mine = ++seq;
     if (!q) { box.hidden = true; return; }
-    load().then(function (pf) { return pf.search(q); }).then(function (r) {
+    load().then(function (pf) { return search(pf, q); }).then(function (r) {
       return Promise.all(r.results.slice(0, 8).map(function (x) { return x.data(); }));
     }).then(function (pages) {
       if (mine !== seq) return;
