@@ -14,6 +14,10 @@ import pytest
 
 from conftest import ROOT
 from nbfactory import code, md, write_notebook
+from verify.cache import Cache
+from verify.isa import flags_with_isa
+from verify.runner import RunOptions, Runner
+from verify.triage import junit_xml, markdown_report
 
 RUN_ALL = [sys.executable, str(ROOT / "tools" / "run_all.py")]
 
@@ -158,18 +162,81 @@ def test_when_refresh_run_fails_then_notebook_is_not_written(tmp_path, run_noteb
     assert nb.read_bytes() == original
 
 
-def test_when_recorded_environment_differs_then_notebook_is_flagged(tmp_path, run_notebooks):
+def _record(nb, **env):
+    data = json.loads(nb.read_text())
+    data["metadata"]["verify"]["environment"].update(env)
+    nb.write_text(json.dumps(data, indent=1))
+
+
+def test_when_recorded_jax_differs_then_notebook_is_flagged(tmp_path, run_notebooks):
     nb = write_notebook(tmp_path / "env.ipynb", [code("print('x')")])
     run_notebooks(nb, refresh=True)
-    data = json.loads(nb.read_text())
-    assert data["metadata"]["verify"]["environment"]["jax"] == "0.12.0.1"
-    assert run_notebooks(nb)["env"].ok
-    data["metadata"]["verify"]["environment"]["jax"] = "0.11.2"
-    nb.write_text(json.dumps(data, indent=1))
+    assert json.loads(nb.read_text())["metadata"]["verify"]["environment"]["jax"] == "0.12.0.1"
+    res = run_notebooks(nb)["env"]
+    assert res.ok and res.notes == []
+    _record(nb, jax="0.11.2")
     res = run_notebooks(nb)["env"]
     flagged = res.failures()[0]
     assert flagged.rule == "environment mismatch" and flagged.label == "notebook metadata"
     assert "'0.11.2'" in flagged.message and "'0.12.0.1'" in flagged.message and "--refresh" in flagged.message
+
+
+@pytest.mark.parametrize("key, value", [("python", "3.12.9"), ("numpy", "2.5.4"), ("platform", "darwin-arm64"),
+                                        ("xla_flags", "--xla_cpu_max_isa=AVX")])
+def test_when_python_numpy_platform_or_flags_differ_then_it_is_a_note_not_a_failure(tmp_path, run_notebooks, key, value):
+    """A reader's machine: outputs are compared under the usual rules and the difference is reported."""
+    nb = write_notebook(tmp_path / "other.ipynb", [code("print(6 * 7)")])
+    run_notebooks(nb, refresh=True)
+    _record(nb, **{key: value})
+    res = run_notebooks(nb)["other"]
+    assert res.ok, res.report()
+    assert len(res.notes) == 1 and f"{key}: saved outputs from {value!r}" in res.notes[0]
+    assert markdown_report([res], "t", {}).count(res.notes[0]) == 1
+    assert f'name="note" value="environment differs ({key}:' in junit_xml([res])
+    _set_stream_text(nb, 0, "41\n")   # a note never hides a changed output
+    res = run_notebooks(nb)["other"]
+    assert [c.rule for c in res.failures()] == ["text differs"] and res.notes
+
+
+def test_a_cache_hit_reports_the_note_of_the_run_it_stands_for(tmp_path, run_notebooks):
+    nb = write_notebook(tmp_path / "noted.ipynb", [code("print('n')")])
+    run_notebooks(nb, refresh=True)
+    _record(nb, numpy="2.5.4")
+    first = run_notebooks(nb, use_cache=True)["noted"]
+    again = run_notebooks(nb, use_cache=True)["noted"]
+    assert (first.status, again.status) == ("passed", "cached") and again.notes == first.notes != []
+
+
+def test_a_failed_run_is_never_cached_as_passing(tmp_path, run_notebooks):
+    good = write_notebook(tmp_path / "good.ipynb", [code("print('g')")])
+    bad = write_notebook(tmp_path / "bad.ipynb", [code("print('b')"), code("assert False, 'broken'")])
+    run_notebooks(good, bad, refresh=True, use_cache=True)
+    for _ in range(2):
+        res = run_notebooks(good, bad, use_cache=True)
+        assert res["bad"].status == "failed" and res["good"].status == "cached"
+    assert Cache(tmp_path / "cache").hit(good, res["good"].cache_key)
+    assert not Cache(tmp_path / "cache").hit(bad, res["bad"].cache_key)
+
+
+def test_cpu_isa_runs_kernels_with_the_lowered_isa_and_never_refreshes(tmp_path, run_notebooks):
+    seen = tmp_path / "flags.txt"
+    nb = write_notebook(tmp_path / "isa.ipynb", [code(f"import os\n_ = open({str(seen)!r}, 'w').write(os.environ.get('XLA_FLAGS', ''))")])
+    run_notebooks(nb, refresh=True)
+    assert seen.read_text() == os.environ.get("XLA_FLAGS", "")
+    runner = Runner(RunOptions(timeout=60, jobs=1, use_cache=False, cpu_isa="SSE4_2"), cache=Cache(tmp_path / "c"))
+    res = runner.run([nb])[0]
+    assert res.ok, res.report()
+    assert "--xla_cpu_max_isa=SSE4_2" in seen.read_text().split()
+    assert any("xla_flags" in n and "--xla_cpu_max_isa=SSE4_2" in n for n in res.notes)
+    r = subprocess.run(RUN_ALL + [str(nb), "--cpu-isa", "AVX", "--refresh"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "never" in r.stderr and "drop --refresh" in r.stderr
+
+
+def test_flags_with_isa_replaces_an_earlier_isa_and_refuses_unknown_names():
+    assert flags_with_isa("--xla_cpu_max_isa=AVX2 --xla_foo=1", "AVX") == "--xla_foo=1 --xla_cpu_max_isa=AVX"
+    assert flags_with_isa("", "SSE4_2") == "--xla_cpu_max_isa=SSE4_2"
+    with pytest.raises(ValueError, match="AVX512"):
+        flags_with_isa("", "AVX3")
 
 
 def test_when_nothing_changed_then_cache_skips_and_edits_or_no_cache_rerun(tmp_path, run_notebooks):
@@ -232,6 +299,20 @@ def test_pytest_collects_each_notebook_as_an_item(pytester):
     result = pytester.runpytest_subprocess("-k", "01", "-q", "--verify-no-cache")
     result.assert_outcomes(failed=1, deselected=1)  # never refreshed: saved outputs are empty
     assert "text differs" in result.stdout.str()
+
+
+def test_under_pytest_an_unreadable_notebook_or_a_missing_kernel_fails_with_the_reason(pytester):
+    pytester.makeini("[pytest]\nverify_notebook_dirs = content\n")
+    (pytester.path / "content").mkdir()
+    (pytester.path / "content" / "01_broken.ipynb").write_text('{"cells": [,]}')
+    result = pytester.runpytest_subprocess("-q", "--verify-no-cache")
+    result.assert_outcomes(failed=1)
+    assert "ERROR" in result.stdout.str() and "line 1 column" in result.stdout.str()
+    (pytester.path / "content" / "01_broken.ipynb").unlink()
+    write_notebook(pytester.path / "content" / "02_fine.ipynb", [code("print(2)")])
+    result = pytester.runpytest_subprocess("-q", "--verify-no-cache", "--verify-kernel", "no-such-kernel")
+    result.assert_outcomes(failed=1)
+    assert "no-such-kernel" in result.stdout.str() and "not installed" in result.stdout.str()
 
 
 def test_when_a_lite_cell_needs_jax_or_numpy_then_it_fails(tmp_path, run_notebooks):

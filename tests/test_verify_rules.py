@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import pytest
+
 from conftest import ROOT
 from nbfactory import code, write_notebook
 from verify.compare import numbers_close, same_outputs
@@ -30,6 +32,30 @@ def test_when_a_float_moves_by_1e_2_then_text_differs():
 
 def test_when_an_integer_changes_then_tolerance_never_hides_it():
     assert not same_outputs(_stream("compiled 1 times\n"), _stream("compiled 2 times\n"))[0]
+
+
+@pytest.mark.parametrize("saved, fresh", [
+    ("[0 1 2]\n", "[0. 1. 2.]\n"),
+    ("shape (3, 4)\n", "shape (3., 4.)\n"),
+    ("Array(2, dtype=int32)\n", "Array(2., dtype=int32)\n"),
+    ("count 7\n", "count 7.0000001\n"),
+], ids=["array", "shape", "scalar", "int-to-near-float"])
+def test_when_an_integer_is_printed_as_a_float_then_it_differs(saved, fresh):
+    """A dtype change is what the course exists to catch: `within` accepts float pairs only."""
+    equal, diff, _ = same_outputs(_stream(saved), _stream(fresh))
+    assert not equal and f"+{fresh.strip()}" in diff
+
+
+def _image(width, pixels="AAAA"):
+    return [{"output_type": "display_data", "data": {"image/png": pixels, "text/plain": "<Figure>"},
+             "metadata": {"image/png": {"width": width, "height": 200}}}]
+
+
+def test_images_compare_by_display_size_not_pixels():
+    """Pixels differ between machines and matplotlib versions; the size a reader sees does not."""
+    assert same_outputs(_image(400, "AAAA"), _image(400, "BBBB"))[0]
+    equal, diff, _ = same_outputs(_image(400), _image(300))
+    assert not equal and "image/png@400x200" in diff and "image/png@300x200" in diff
 
 
 def test_float64_outputs_get_tighter_tolerance_and_cells_can_loosen_it():

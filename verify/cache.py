@@ -30,7 +30,12 @@ def environment() -> dict:
 
 
 PROVENANCE_KEYS = ("jax", "jaxlib", "numpy", "python", "platform", "xla_flags", "harness")
-COMPARED_KEYS = ("jax", "jaxlib", "numpy", "python", "platform", "xla_flags")
+# Outputs from another JAX are another course: that is upgrade_check's business, and a verify fails.
+FATAL_KEYS = ("jax", "jaxlib")
+# Another Python minor, NumPy, platform or XLA_FLAGS is what a reader's machine looks like: the outputs are
+# compared under the usual rules and the difference is reported as a note.
+NOTED_KEYS = ("numpy", "python", "platform", "xla_flags")
+COMPARED_KEYS = FATAL_KEYS + NOTED_KEYS
 
 
 def provenance() -> dict:
@@ -40,17 +45,27 @@ def provenance() -> dict:
     return {k: env.get(k) for k in PROVENANCE_KEYS}
 
 
-def provenance_mismatch(recorded: dict | None, current: dict) -> str:
-    """'' when recorded matches current; otherwise what differs, for the failure message."""
-    if not recorded:
-        return "the notebook records no environment (metadata.verify.environment)"
-
-    def norm(key, value):
+def _differences(recorded: dict, current: dict, keys) -> list[str]:
+    def norm(key, value):  # a Python patch release never changes an output the course shows
         return ".".join(str(value).split(".")[:2]) if key == "python" and value else value
 
-    diffs = [f"{k}: saved outputs from {recorded.get(k)!r}, this run {current.get(k)!r}"
-             for k in COMPARED_KEYS if norm(k, recorded.get(k)) != norm(k, current.get(k))]
-    return "; ".join(diffs)
+    return [f"{k}: saved outputs from {recorded.get(k)!r}, this run {current.get(k)!r}"
+            for k in keys if norm(k, recorded.get(k)) != norm(k, current.get(k))]
+
+
+def provenance_check(recorded: dict | None, current: dict) -> tuple[str, str]:
+    """(fatal, note) about the environment: fatal when JAX/jaxlib differ or nothing is recorded,
+    note when only Python minor, NumPy, platform or XLA_FLAGS differ; '' where there is nothing to say."""
+    if not recorded:
+        return "the notebook records no environment (metadata.verify.environment)", ""
+    return "; ".join(_differences(recorded, current, FATAL_KEYS)), "; ".join(_differences(recorded, current, NOTED_KEYS))
+
+
+def provenance_mismatch(recorded: dict | None, current: dict) -> str:
+    """'' when recorded matches current in every compared key; otherwise what differs (a refresh renews it)."""
+    if not recorded:
+        return "the notebook records no environment (metadata.verify.environment)"
+    return "; ".join(_differences(recorded, current, COMPARED_KEYS))
 
 
 def helper_digest(root: Path | None = None) -> str:
@@ -91,15 +106,23 @@ class Cache:
         except (OSError, ValueError, KeyError):
             return False
 
-    def store(self, path: Path, key: str, seconds: float | None = None) -> None:
-        """Remember a passing run (and how long it took, for the runner's longest-first order)."""
+    def store(self, path: Path, key: str, seconds: float | None = None, notes: list[str] | None = None) -> None:
+        """Remember a passing run (how long it took, for the runner's longest-first order, and its notes,
+        which a cache hit reports again)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        record = {"path": str(path), "key": key}
+        record = {"path": str(path), "key": key, "notes": list(notes or [])}
         if seconds is None:
             seconds = self.seconds(path)
         if seconds is not None:
             record["seconds"] = round(seconds, 1)
         self._file(path).write_text(json.dumps(record))
+
+    def notes(self, path: Path) -> list[str]:
+        """The notes of the notebook's last passing run (environment differences)."""
+        try:
+            return [str(n) for n in json.loads(self._file(path).read_text()).get("notes", [])]
+        except (OSError, ValueError, AttributeError):
+            return []
 
     def seconds(self, path: Path) -> float | None:
         """How long the notebook's last passing real run took here, if one is remembered."""

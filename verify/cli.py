@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from .errors import VerifyError
+from .isa import ISAS, probe
 from .kernels import ensure_kernel
 from .results import NB_CACHED, NB_ERROR, NB_FAILED
-from .triage import junit_xml, markdown_report
+from .triage import junit_xml, markdown_report, note_tally
 from .runner import RunOptions, Runner, find_notebooks, json_report, rule_tally, summary_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -41,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--junit", type=Path, help="write the report as JUnit XML to FILE")
     p.add_argument("--keep-going", action="store_true",
                    help="run every cell even after a failure, to list every behaviour change (never writes)")
+    p.add_argument("--cpu-isa", choices=ISAS, metavar="ISA",
+                   help="verify as on an older CPU: kernels run with XLA_FLAGS=--xla_cpu_max_isa=ISA "
+                        f"({', '.join(ISAS)}); compares with the saved outputs, never refreshes")
     p.add_argument("--kernel", default="jax-study", help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list each cell's rule")
     return p
@@ -53,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.paths or [root / "content"]
     if args.jobs < 1 or args.timeout <= 0:
         print("ERROR --jobs must be ≥ 1 and --timeout > 0", file=sys.stderr)
+        return EXIT_USAGE
+    if args.cpu_isa and args.refresh:
+        print(f"ERROR --cpu-isa {args.cpu_isa} checks the saved outputs as another CPU sees them; it never "
+              "writes them (outputs are made on the plain environment)", file=sys.stderr)
+        print("TIP  drop --refresh to verify under the lowered ISA, or drop --cpu-isa to refresh", file=sys.stderr)
         return EXIT_USAGE
     try:
         notebooks = find_notebooks(paths, args.keyword)
@@ -79,9 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     mode = "refresh" if args.refresh else "check"
     print(f"* {mode}: {len(notebooks)} notebook(s), {args.jobs} at a time, timeout {args.timeout:g} s per cell",
           file=sys.stderr)
+    if args.cpu_isa:
+        try:
+            print(f"* {probe(args.cpu_isa)}", file=sys.stderr)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            print(f"ERROR {exc}", file=sys.stderr)
+            return EXIT_USAGE
     options = RunOptions(timeout=args.timeout, jobs=args.jobs, refresh=args.refresh,
                          use_cache=not args.no_cache, kernel=args.kernel,
-                         keep_going=args.keep_going)
+                         keep_going=args.keep_going, cpu_isa=args.cpu_isa)
     t0 = time.monotonic()
     try:
         runner = Runner(options, progress=progress)
@@ -100,10 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json_report(results, runner.env, seconds), encoding="utf-8")
     if args.markdown:
-        title = f"Notebook verification on jax {runner.env.get('jax')}"
+        title = f"Notebook verification on jax {runner.env.get('jax')}" + (
+            f", XLA held to {args.cpu_isa}" if args.cpu_isa else "")
         args.markdown.write_text(markdown_report(results, title, runner.env), encoding="utf-8")
     if args.junit:
         args.junit.write_text(junit_xml(results), encoding="utf-8")
+    for note, count in note_tally(results).items():
+        print(f"note ({count} notebook(s)): {note}", file=sys.stderr)
     tally = rule_tally(results)
     if tally:
         print("rules: " + ", ".join(f"{k} {v}" for k, v in tally.items()), file=sys.stderr)

@@ -125,9 +125,13 @@ def is_float(token: str) -> bool:
 
 
 def within(rtol: float, atol: float):
-    """Number-pair rule of the tolerance mode: integers exactly equal, floats within rtol/atol."""
+    """Number-pair rule of the tolerance mode: integers exactly equal, floats within rtol/atol.
+
+    Both must be floats: `[0 1 2]` → `[0. 1. 2.]` or `(3, 4)` → `(3., 4.)` is a dtype change, which is
+    exactly what the course exists to catch.
+    """
     def close(x: str, y: str) -> bool:
-        return (is_float(x) or is_float(y)) and math.isclose(float(x), float(y), rel_tol=rtol, abs_tol=atol)
+        return is_float(x) and is_float(y) and math.isclose(float(x), float(y), rel_tol=rtol, abs_tol=atol)
     return close
 
 

@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from . import cells as C
-from .cache import provenance, provenance_mismatch
+from .cache import provenance, provenance_check, provenance_mismatch
 from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
 from .kernels import ensure_kernel
@@ -176,11 +176,13 @@ def run_notebook(
     _check_lite(saved_nb, run_nb, path, result, tracker.finished)
     env = provenance()
     if not refresh:
-        why = provenance_mismatch(saved_nb.metadata.get("verify", {}).get("environment"), env)
-        if why:
+        fatal, note = provenance_check(saved_nb.metadata.get("verify", {}).get("environment"), env)
+        if fatal:
             result.cells.insert(0, CellResult(index=-1, cell_id="(notebook)", status=FAILED, rule="environment mismatch",
-                                              message=f"{why}. Refresh it on the pinned environment: "
+                                              message=f"{fatal}. Refresh it on the pinned environment: "
                                                       f"tools/run_all.py {path} --refresh"))
+        if note:
+            result.notes.append(f"environment differs ({note}); outputs compared under the usual rules")
     if stop is not None or result.failures():
         result.status = NB_FAILED
         first = result.failures()[0]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .runner import RunOptions, Runner
+from .triage import note_tally
 
 
 def pytest_addoption(parser):
@@ -20,6 +21,7 @@ def pytest_addoption(parser):
     group.addoption("--verify-jobs", type=int, default=None, help="notebooks run at once (default: one per core)")
     group.addoption("--verify-timeout", type=float, default=300, help="seconds allowed per cell")
     group.addoption("--verify-no-cache", action="store_true", help="run notebooks even when cached as passing")
+    group.addoption("--verify-kernel", default="jax-study", help="kernelspec the notebooks run on")
     parser.addini("verify_notebook_dirs", "folders whose notebooks become test items", type="linelist",
                   default=["content"])
 
@@ -63,6 +65,7 @@ class _Batch:
                 timeout=cfg.getoption("verify_timeout"),
                 jobs=cfg.getoption("verify_jobs") or os.cpu_count() or 1,
                 use_cache=not cfg.getoption("verify_no_cache"),
+                kernel=cfg.getoption("verify_kernel"),
             )
             runner = Runner(options)
             try:
@@ -81,6 +84,7 @@ class NotebookItem(pytest.Item):
         result = batch.result_for(self)
         self.user_properties.append(("status", result.status))
         self.user_properties.append(("seconds", result.seconds))
+        self.user_properties.extend(("note", note) for note in result.notes)
         if not result.ok:
             raise NotebookFailed(result.report())
 
@@ -94,3 +98,15 @@ class NotebookItem(pytest.Item):
 
 
 _BATCH_KEY = pytest.StashKey[_Batch]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Environment differences (another Python minor, NumPy, platform, XLA_FLAGS): reported, not failures."""
+    batch = config.stash.get(_BATCH_KEY, None)
+    if batch is None or not batch.results:
+        return
+    notes = note_tally(list(batch.results.values()))
+    if notes:
+        terminalreporter.section("notebook notes")
+        for note, count in notes.items():
+            terminalreporter.write_line(f"{count} notebook(s): {note}")

@@ -48,6 +48,7 @@ class NotebookResult:
     cells: list[CellResult] = field(default_factory=list)
     refreshed: bool = False
     cache_key: str = ""
+    notes: list[str] = field(default_factory=list)  # reported, never a failure (e.g. another NumPy patch)
 
     @property
     def ok(self) -> bool:
@@ -61,6 +62,7 @@ class NotebookResult:
     def report(self) -> str:
         """Failure report: notebook → cell → what differed."""
         lines = [f"{self.path}: {self.status.upper()}" + (f" — {self.message}" if self.message else "")]
+        lines += [f"  note: {note}" for note in self.notes]
         for cell in self.failures():
             lines.append(f"  {cell.label} [{cell.rule}]: {cell.message}")
             if cell.source_head:

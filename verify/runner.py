@@ -16,7 +16,9 @@ from pathlib import Path
 
 from .cache import Cache, cache_key, environment, helper_digest
 from .errors import UsageError
+from .isa import flags_with_isa
 from .results import NB_CACHED, NB_ERROR, NB_FAILED, NotebookResult
+from .triage import note_tally
 
 
 def find_notebooks(paths: list[Path], keyword: str | None = None) -> list[Path]:
@@ -50,6 +52,7 @@ class RunOptions:
     use_cache: bool = True
     kernel: str = "jax-study"
     keep_going: bool = False
+    cpu_isa: str | None = None  # run kernels with XLA_FLAGS=--xla_cpu_max_isa=ISA (verify/isa.py)
 
 
 class Runner:
@@ -60,13 +63,14 @@ class Runner:
         self.progress = progress or (lambda result: None)
         self.cache = cache or Cache()
         self.env = environment()
+        self.env["xla_flags"] = self.worker_env().get("XLA_FLAGS", "")  # what the kernels run with
         self.helpers = helper_digest()
         self._procs: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self._stopping = False
 
     def _key(self, path: Path) -> str:
-        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going}
+        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going, "cpu_isa": self.options.cpu_isa}
         return cache_key(path, helpers=self.helpers, env=self.env, options=opts)
 
     def run_one(self, path: Path) -> NotebookResult:
@@ -78,13 +82,13 @@ class Runner:
             return NotebookResult(path=str(path), status=NB_ERROR, message=f"cannot read: {exc}")
         if self.options.use_cache and self.cache.hit(path, key):
             result = NotebookResult(path=str(path), status=NB_CACHED, message="unchanged since last passing run",
-                                    cache_key=key)
+                                    cache_key=key, notes=self.cache.notes(path))
         else:
             result = self._spawn(path)
             result.cache_key = key
             if result.ok:
                 # a refresh that rewrote the file changes the key: store the new one
-                self.cache.store(path, self._key(path) if result.refreshed else key, result.seconds)
+                self.cache.store(path, self._key(path) if result.refreshed else key, result.seconds, result.notes)
         result.seconds = round(time.monotonic() - t0, 3)
         self.progress(result)
         return result
@@ -102,7 +106,8 @@ class Runner:
                 if self._stopping:
                     return NotebookResult(path=str(path), status=NB_ERROR, message="interrupted before start")
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
+                                        start_new_session=True, cwd=Path(__file__).resolve().parent.parent,
+                                        env=self.worker_env())
                 self._procs.add(proc)
             try:
                 _, err = proc.communicate()
@@ -114,6 +119,13 @@ class Runner:
             tail = "\n".join(err.strip().splitlines()[-15:])
             msg = "interrupted" if self._stopping else f"worker exited with code {proc.returncode} and no result"
             return NotebookResult(path=str(path), status=NB_ERROR, message=msg + (f":\n{tail}" if tail else ""))
+
+    def worker_env(self) -> dict[str, str]:
+        """The environment of workers and so of their kernels (and the kernels' own subprocesses)."""
+        env = dict(os.environ)
+        if self.options.cpu_isa:
+            env["XLA_FLAGS"] = flags_with_isa(env.get("XLA_FLAGS", ""), self.options.cpu_isa)
+        return env
 
     def stop(self) -> None:
         """Stop every running worker; each shuts its kernel down and writes nothing."""
@@ -197,5 +209,6 @@ def json_report(results: list[NotebookResult], env: dict, seconds: float) -> str
         "seconds": round(seconds, 3),
         "summary": summary_line(results),
         "rules": rule_tally(results),
+        "notes": note_tally(results),
         "notebooks": [r.to_dict() for r in results],
     }, ensure_ascii=False, indent=1)

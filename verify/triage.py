@@ -8,6 +8,15 @@ from xml.etree import ElementTree as ET
 from .compare import any_numbers, match_numbers
 from .results import FAILED, NotebookResult
 
+
+def note_tally(results: list[NotebookResult]) -> dict[str, int]:
+    """Each distinct note (an environment difference) and how many notebooks carry it."""
+    tally: dict[str, int] = {}
+    for nb in results:
+        for note in nb.notes:
+            tally[note] = tally.get(note, 0) + 1
+    return tally
+
 # Most serious first.
 CLASSES = [
     "cell error",
@@ -80,6 +89,10 @@ def markdown_report(results: list[NotebookResult], title: str, env: dict) -> str
     lines += [f"| {k} | `{v}` |" for k, v in env.items()]
     passed = sum(r.ok for r in results)
     lines += ["", f"**{passed} of {len(results)} notebooks verified.**", ""]
+    notes = note_tally(results)
+    if notes:
+        lines += ["## Notes (reported, not failures)", ""]
+        lines += [f"- {count} notebook(s): {note}" for note, count in notes.items()] + [""]
     if not groups:
         lines.append("No behaviour change found: every saved output and assert still holds.")
         return "\n".join(lines) + "\n"
@@ -105,6 +118,10 @@ def junit_xml(results: list[NotebookResult]) -> str:
         suite = ET.SubElement(suites, "testsuite", name=nb.path, tests=str(max(1, len(nb.cells))),
                               failures=str(len(failures)), errors=str(int(nb.status == "error")),
                               time=f"{nb.seconds:.3f}")
+        if nb.notes:
+            props = ET.SubElement(suite, "properties")
+            for note in nb.notes:
+                ET.SubElement(props, "property", name="note", value=note)
         if nb.status == "error":
             case = ET.SubElement(suite, "testcase", classname=nb.path, name="notebook")
             ET.SubElement(case, "error", message=nb.message[:500]).text = nb.message
