@@ -142,3 +142,13 @@ def test_propose_job_refuses_a_patch_that_touches_anything_but_notebooks_and_pin
     assert procs[-1].returncode == 1 and "touches files a refresh never writes: README.md" in procs[-1].stdout
     assert "pr create" not in log
     assert subprocess.run(["git", "rev-parse", "--verify", "-q", "refresh/outputs"], cwd=origin).returncode != 0
+
+
+def test_notebooks_workflow_verifies_as_on_two_older_cpus():
+    """Readers have other CPUs: a job per lowered ISA compares every saved output (verify/isa.py)."""
+    import yaml
+
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "notebooks.yml").read_text())["jobs"]["other-cpu"]
+    assert set(job["strategy"]["matrix"]["isa"]) >= {"AVX", "SSE4_2"} and job["permissions"] == {"contents": "read"}
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "./dev setup" in runs and "tools/run_all.py --cpu-isa" in runs and "--refresh" not in runs

@@ -25,6 +25,7 @@ from . import cells as C
 from .compare import moved_numbers
 from .errors import UsageError, VerifyError
 from .execute import decide_cell
+from .lock import LOCK, freeze, render
 from .notebook_io import write_atomic
 from .results import FAILED
 from .runner import find_notebooks
@@ -178,7 +179,8 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
             jobs: int | None = None, title: str = "Refresh saved outputs", pins: dict | None = None) -> int:
     """Refresh, verify, and write the proposal into `out` (see the module docstring); returns the exit status.
 
-    pins: package → version to write into pyproject.toml (a refresh on another JAX proposes its pins too).
+    pins: package → version to write into pyproject.toml (a refresh on another JAX proposes its pins too,
+    and constraints.txt frozen from `python`'s environment).
     """
     repo, out = repo.resolve(), out.resolve()
     notebooks = [p.resolve() for p in notebooks]
@@ -227,7 +229,8 @@ def propose(repo: Path, notebooks: list[Path], out: Path, *, python: str = sys.e
     if pins:
         pyproject = repo / "pyproject.toml"
         write_atomic(pyproject, repin(pyproject.read_text(encoding="utf-8"), pins))
-        paths.append("pyproject.toml")
+        write_atomic(repo / LOCK.name, render(*freeze(python)))   # the side environment, every package
+        paths += ["pyproject.toml", LOCK.name]
     (out / PATCH).write_text(git(repo, "diff", "--binary", "--", *paths), encoding="utf-8")
     (out / BODY).write_text(pr_body(changes, env, title), encoding="utf-8")
     summary = "\n".join(f"- `{c.path}`: {len(c.cells)} cell(s)" for c in changes)
