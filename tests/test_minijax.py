@@ -3,7 +3,12 @@ control flow, the jit cache, pytrees, collectives and threefry bits. A mismatch 
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import jax
@@ -327,10 +332,22 @@ def test_prng_bits_equal_jax(seed):
     for shape in ((), (5,), (2, 3), (3, 1, 2)):
         assert np.asarray(jax.random.bits(k2, shape)).ravel().tolist() == mj.random.bits(m2, shape).data
         assert np.asarray(jax.random.uniform(k2, shape)).ravel().tolist() == mj.random.uniform(m2, shape).data
-    # with a range, XLA fuses the multiply-add (FMA, one rounding); a CPU without FMA may differ by 1 ulp
-    u = np.asarray(jax.random.uniform(k2, (64,), minval=-2.0, maxval=3.0))
-    mu = np.asarray(mj.random.uniform(m2, (64,), -2.0, 3.0).data, np.float32)
-    assert np.max(np.abs(u.view(np.int32) - mu.view(np.int32))) <= 1
+    # with a range, XLA fuses the multiply-add on a CPU with FMA (one rounding) and rounds twice without it
+    u = np.asarray(jax.random.uniform(k2, (64,), minval=-2.0, maxval=3.0)).tolist()
+    assert u in (mj.random.uniform(m2, (64,), -2.0, 3.0, fma=True).data, mj.random.uniform(m2, (64,), -2.0, 3.0, fma=False).data)
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="--xla_cpu_max_isa=AVX is an x86 flag")
+def test_uniform_with_a_range_follows_the_cpu_fma_or_not():
+    """XLA held to AVX (no FMA) rounds v * span + lo twice: minijax's fma=False gives its bits."""
+    code = ("import jax, json; print(json.dumps(jax.random.uniform(jax.random.key(5), (256,), "
+            "minval=-2.0, maxval=3.0).tolist()))")
+    m = mj.random.key(5)
+    fused, twice = (mj.random.uniform(m, (256,), -2.0, 3.0, fma=f).data for f in (True, False))
+    assert fused != twice   # the two roundings differ somewhere in 256 draws
+    env = {**os.environ, "XLA_FLAGS": "--xla_cpu_max_isa=AVX"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out) == twice
 
 
 def test_arrays_print_like_jax():

@@ -366,3 +366,24 @@ def test_when_a_plot_changes_but_not_its_size_then_refresh_saves_the_new_pixels(
     assert run_notebooks(nb, refresh=True)["plot"].ok
     assert _saved_outputs(nb, 0)[0]["data"]["image/png"].strip() == "BBBB"
     assert _saved_outputs(nb, 1)[0]["data"]["image/png"].strip() == "CCCC"   # volatile: the saved picture stays
+
+
+def test_a_lowered_isa_counts_only_where_this_cpu_has_something_newer():
+    from verify.isa import host_exceeds
+
+    avx2_only = "processor : 0\nflags : fpu sse4_2 avx fma avx2 bmi2\n"
+    assert host_exceeds("AVX", avx2_only) is True and host_exceeds("SSE4_2", avx2_only) is True
+    assert host_exceeds("AVX2", avx2_only) is False        # no AVX-512 here: capping at AVX2 changes nothing
+    assert host_exceeds("AVX2", avx2_only.replace("bmi2", "bmi2 avx512f")) is True
+    assert host_exceeds("AVX", "") is None                  # no cpuinfo (a Mac): cannot tell
+
+
+def test_skip_if_not_lower_skips_only_an_isa_this_cpu_does_not_exceed(tmp_path):
+    from verify.isa import host_exceeds
+
+    nb = write_notebook(tmp_path / "skip.ipynb", [code("print(1)")])
+    isa = next((i for i in ("AVX512", "AVX2", "AVX") if host_exceeds(i) is False), None)
+    if isa is None:
+        pytest.skip("this CPU exceeds every ISA tried (or is not Linux x86)")
+    r = subprocess.run(RUN_ALL + [str(nb), "--cpu-isa", isa, "--skip-if-not-lower"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0 and "skipped" in r.stderr and "✔" not in r.stderr   # never refreshed, yet nothing ran

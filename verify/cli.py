@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from .errors import VerifyError
-from .isa import ISAS, probe
+from .isa import ISAS, host_exceeds, probe
 from .kernels import ensure_kernel
 from .results import NB_CACHED, NB_ERROR, NB_FAILED
 from .triage import junit_xml, markdown_report, note_tally
@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cpu-isa", choices=ISAS, metavar="ISA",
                    help="verify as on an older CPU: kernels run with XLA_FLAGS=--xla_cpu_max_isa=ISA "
                         f"({', '.join(ISAS)}); compares with the saved outputs, never refreshes")
+    p.add_argument("--skip-if-not-lower", action="store_true",
+                   help="with --cpu-isa: exit 0 at once when this CPU has nothing newer than ISA (the run would repeat a plain one)")
     p.add_argument("--kernel", default="jax-study", help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list each cell's rule")
     return p
@@ -89,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     mode = "refresh" if args.refresh else "check"
     print(f"* {mode}: {len(notebooks)} notebook(s), {args.jobs} at a time, timeout {args.timeout:g} s per cell",
           file=sys.stderr)
+    if args.cpu_isa and args.skip_if_not_lower and host_exceeds(args.cpu_isa) is False:
+        print(f"* skipped: this CPU has nothing newer than {args.cpu_isa}, so XLA held to it generates the same "
+              "code as a plain run (which ./dev test does)", file=sys.stderr)
+        return EXIT_OK
     if args.cpu_isa:
         try:
             print(f"* {probe(args.cpu_isa)}", file=sys.stderr)

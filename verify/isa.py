@@ -25,6 +25,26 @@ def flags_with_isa(flags: str, isa: str) -> str:
     return " ".join(kept + [f"--xla_cpu_max_isa={isa}"])
 
 
+# What a host must have for `--xla_cpu_max_isa=ISA` to hold XLA below it (/proc/cpuinfo flags).
+_ABOVE = {"SSE4_2": "avx", "AVX": "avx2", "AVX2": "avx512f", "AVX512": "avx512_vnni"}
+
+
+def host_exceeds(isa: str, cpuinfo: str | None = None) -> bool | None:
+    """True when this CPU has instructions newer than isa (so capping XLA at isa changes its code),
+    False when it has not, None when it cannot tell (no /proc/cpuinfo: not Linux)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = open("/proc/cpuinfo", encoding="utf-8").read()
+        except OSError:
+            return None
+    flags = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            flags.update(line.split(":", 1)[1].split())
+    above = _ABOVE.get(isa)
+    return None if above is None or not flags else above in flags
+
+
 _PROBE = """
 import sys, jax, jax.numpy as jnp, numpy as np
 k1, k2 = jax.random.split(jax.random.key(0))
@@ -55,6 +75,6 @@ def probe(isa: str) -> str:
     if not moved:
         return (f"--xla_cpu_max_isa={isa} changes no bit of a jitted 256×256 matmul+tanh on this machine: "
                 "its CPU is no newer than that ISA, so this run checks no other CPU than a plain one")
-    ulps = np.abs(base.view(np.int32).astype(np.int64) - lowered.view(np.int32).astype(np.int64)).max()
+    delta = float(np.abs(base - lowered).max())
     return (f"--xla_cpu_max_isa={isa} changes {moved} of {base.size} values of a jitted 256×256 matmul+tanh "
-            f"on this machine (up to {ulps} ulp): the run sees another CPU's rounding")
+            f"on this machine (max |Δ| {delta:.1e}): the run sees another CPU's rounding")

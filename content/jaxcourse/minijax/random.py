@@ -81,10 +81,14 @@ def bits(k: Key, shape=()) -> Array:
     return Array([a ^ b for a, b in (threefry2x32(k.words, c) for c in _counters(n))], shape, "uint32")
 
 
-def uniform(k: Key, shape=(), minval=0.0, maxval=1.0) -> Array:
-    """float32 in [minval, maxval): 23 random bits become the mantissa of a float in [1, 2), minus 1."""
+def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True) -> Array:
+    """float32 in [minval, maxval): 23 random bits become the mantissa of a float in [1, 2), minus 1.
+
+    Then `v * span + lo`. On a CPU with FMA (x86 since 2013, every ARM64) XLA fuses the multiply-add into
+    one rounding; without FMA (XLA held to AVX or older) it rounds the product first: fma=False.
+    """
     b = bits(k, shape)
     floats = [struct.unpack("<f", struct.pack("<I", (x >> 9) | 0x3F800000))[0] - 1.0 for x in b.data]
     lo, span = f32(minval), f32(f32(maxval) - f32(minval))
-    # XLA 在 CPU 上把“乘再加”融合成一次舍入（FMA）：这里在双精度里算完再舍入一次，结果相同
-    return Array([max(lo, f32(v * span + lo)) for v in floats], b.shape, "float32")
+    # 一次舍入：在双精度里算完再舍入（乘积在双精度里是精确的）；两次舍入：先把乘积舍入成 float32
+    return Array([max(lo, f32(v * span + lo) if fma else f32(f32(v * span) + lo)) for v in floats], b.shape, "float32")
