@@ -34,14 +34,15 @@ def canonical(name: str) -> str:
 
 def freeze(python: str | Path) -> tuple[str, dict[str, str]]:
     """(Python minor, {package: version}) of the environment whose interpreter is `python`,
-    without the project itself (installed editable)."""
+    without the project itself (installed editable). pip is in it: its messages are saved outputs too
+    (入门 01 shows pip's warning for a removed extra, spelled differently by pip 23 and 24)."""
     code = ("import json, sys, importlib.metadata as m; print(json.dumps(["
             "f'{sys.version_info[0]}.{sys.version_info[1]}', "
             "{d.metadata['Name']: d.version for d in m.distributions()}]))")
     minor, versions = json.loads(subprocess.run([str(python), "-c", code], capture_output=True, text=True,
                                                 check=True).stdout)
     own = canonical(project()["name"])
-    return minor, {n: v for n, v in versions.items() if canonical(n) != own and canonical(n) != "pip"}
+    return minor, {n: v for n, v in versions.items() if canonical(n) != own}
 
 
 def render(minor: str, versions: dict[str, str]) -> str:
