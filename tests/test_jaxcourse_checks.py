@@ -79,3 +79,10 @@ def test_primitive_names_sees_inside_sub_jaxprs_unless_top():
     x = jnp.ones(3)
     assert {"scan", "sin", "add"} <= jaxcourse.primitive_names(f, x)
     assert jaxcourse.primitive_names(f, x, top=True) == {"scan"}
+
+
+def test_expect_error_prints_what_every_python_says_without_313s_suggestion(capsys):
+    """Python 3.13 appends "Did you mean 'check_vma'?" to an unexpected-keyword TypeError; 3.12 does not."""
+    with jaxcourse.expect_error(TypeError, match="Did you mean"):   # match still sees the whole message
+        raise TypeError("shard_map() got an unexpected keyword argument 'check_rep'. Did you mean 'check_vma'?")
+    assert capsys.readouterr().out == "预期中的报错 → TypeError: shard_map() got an unexpected keyword argument 'check_rep'\n"

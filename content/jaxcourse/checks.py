@@ -38,6 +38,9 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
     print(f"{PASS} 练习 {exercise}：通过！")
 
 
+_SUGGESTION = re.compile(r"\. Did you mean '[^']*'\?$")
+
+
 @contextmanager
 def expect_error(error_type: type[BaseException], match: str | None = None):
     """断言代码块抛出 error_type（消息可选地匹配正则 match），并打印真实的报错。
@@ -51,6 +54,8 @@ def expect_error(error_type: type[BaseException], match: str | None = None):
         if match is not None and not re.search(match, message):
             raise AssertionError(f"报错类型对了，但消息不含 {match!r}:{message}") from exc
         first = message.strip().splitlines()[0] if message.strip() else ""
+        # Python 3.13 adds "Did you mean 'x'?" to some messages, 3.12 does not: print what every Python says
+        first = _SUGGESTION.sub("", first)
         print(f"预期中的报错 → {type(exc).__name__}: {first}")
     else:
         raise AssertionError(f"预期这里会抛出 {error_type.__name__}，但代码正常运行了")
