@@ -70,7 +70,7 @@ class Runner:
         self._stopping = False
 
     def _key(self, path: Path) -> str:
-        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going, "cpu_isa": self.options.cpu_isa}
+        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going}  # the ISA is in env's xla_flags
         return cache_key(path, helpers=self.helpers, env=self.env, options=opts)
 
     def run_one(self, path: Path) -> NotebookResult:
