@@ -186,6 +186,10 @@ def _check_exercises(ch: Chapter, cells, add) -> None:
             add(ex.check, "exercise-rule", f"练习 {ex.id}: the statement states {len(ex.rules)} 限制 "
                 f"({'; '.join(ex.rules)}) but metadata.course.rule_answers holds {len(ex.rule_answers)}: add, for each, "
                 "an answer that breaks it and gives correct values (the self-check must reject it), or drop the rule")
+        for line in ex.unstated_rules:
+            add(ex.statement, "exercise-unstated-rule", f"练习 {ex.id}: the statement restricts how to solve it outside "
+                f"a `限制：` line ({line[:80]!r}): move the restriction onto a `限制：…` line (then it needs a check "
+                "and a rule answer), or reword the line if it restricts nothing")
         if not ex.names:
             add(ex.check, "exercise-complete", f"练习 {ex.id}: 🧪 自检 must call selfcheck(ID, names=[…], checks=[…])")
         body = [ln for ln in source_text(cells[ex.answer]).splitlines()[1:] if ln.strip() and not ln.strip().startswith("#")]

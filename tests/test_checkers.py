@@ -70,8 +70,11 @@ def test_when_reference_answer_is_removed_then_exercise_complete_is_named(tmp_pa
     (lambda cells: cells.insert(4, md("#### ⚠️ 标题式警告")), "callout-form"),
     (lambda cells: cells[_index(cells, "## 练习")].__setattr__(
         "source", "## 练习\n\n### 练习 9.1 · 减半\n\n定义 `halve`。\n\n**限制\uff1a** 不用除法"), "exercise-rule"),
+    (lambda cells: cells[_index(cells, "## 练习")].__setattr__(
+        "source", "## 练习\n\n### 练习 9.1 · 减半\n\n定义 `halve`，不要用除法。"), "exercise-unstated-rule"),
 ], ids=["link", "quiz", "answer-area", "wrong-answers", "setup", "setup-other-repository", "unknown-heading",
-        "old-version", "crossed-pair", "crossed-pair-2", "stray-mark", "callout-colon", "callout-heading", "exercise-rule"])
+        "old-version", "crossed-pair", "crossed-pair-2", "stray-mark", "callout-colon", "callout-heading", "exercise-rule",
+        "exercise-unstated-rule"])
 def test_when_a_rule_is_broken_then_it_is_named(tmp_path, mutation, rule):
     cells = chapter_cells()
     mutation(cells)

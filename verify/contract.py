@@ -37,6 +37,10 @@ QUIZ_HEADING = re.compile(r"^### 第 (\d+) 题", re.M)
 #: a rule of an exercise statement ("限制：不用 jnp.bincount"): each needs an answer in
 #: metadata.course.rule_answers that breaks it (with correct values), which the self-check must reject
 EXERCISE_RULE = re.compile(r"^(?:[-*] )?\*{0,2}限制[:\uff1a]\*{0,2}\s*(.+)$", re.M)
+#: wording that restricts how an exercise may be solved; outside a 限制 line (and the ### heading) it is a
+#: rule no check enforces, so the structure check asks for it to become a 限制 line
+RESTRICTION_WORDS = re.compile(r"不要|不用|不准|不得|不许|禁止|只用|只能用|必须用|不建|不能用|不调用|不写|别用"
+                               r"|用 ?`[^`]+` ?(?:写|实现|完成|来做)")
 FOLDED_ANSWER = re.compile(r"<details>\s*<summary>答案</summary>", re.S)
 UPDATE_ITEM = re.compile(r"^\d+\. ", re.M)
 ANSWER_MARK = re.compile(r"^# ✍️ 作答区 \[练习 (\d+\.\d+)\]")
@@ -117,6 +121,7 @@ class Exercise:
     reference: int | None = None
     wrong_answers: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)  # 限制 lines of the statement
+    unstated_rules: list[str] = field(default_factory=list)  # restriction wording outside 限制 lines
     rule_answers: list[str] = field(default_factory=list)  # answers that break a rule: must not pass
     names: list[str] = field(default_factory=list)
 
@@ -226,6 +231,9 @@ def parse_chapter(nb) -> Chapter:
                 ex = chapter.exercises.setdefault(m.group(1), Exercise(m.group(1)))
                 ex.statement, ex.title = i, m.group(2).strip()
                 ex.rules = [r.group(1).strip() for r in EXERCISE_RULE.finditer(text)]
+                ex.unstated_rules = [ln.strip() for ln in text.splitlines()
+                                     if RESTRICTION_WORDS.search(ln) and not EXERCISE_RULE.match(ln)
+                                     and not EXERCISE_HEADING.match(ln)]
             if QUIZ_HEADING.search(text):
                 chapter.quiz.append((i, bool(FOLDED_ANSWER.search(text))))
             chapter.callouts += len(CALLOUT.findall(text))
