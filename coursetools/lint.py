@@ -2,7 +2,7 @@
 
 Usage: tools/lint_notebooks.py [PATH ...]   (default content/)   exit 1 when any rule breaks.
 Rules: execution-order, outputs-without-run, machine-path, ansi-in-text, image-budget,
-harness-frame, glyph-missing, undeclared-warning, long-traceback, zh-punctuation, term.
+harness-frame, glyph-missing, undeclared-warning, long-traceback, zh-punctuation, term, term-en.
 """
 
 from __future__ import annotations
@@ -39,6 +39,29 @@ def rejected_terms() -> list[tuple[re.Pattern, str]]:
     return [(re.compile(r), t["zh"]) for t in terms() for r in t.get("reject", [])]
 
 
+#: how far (in characters) from an English term its Chinese term may stand for the English to count as
+#: "beside it" ("雅可比矩阵（Jacobian）", "Hessian（海森矩阵）")
+BESIDE = 12
+
+
+def translated_terms() -> list[tuple[re.Pattern, str]]:
+    """(pattern, the Chinese term) for every `translate` word of tools/glossary.toml: English the prose
+    must write in Chinese, keeping the English only beside the Chinese term. Code (`x.Jacobian`, `Hessian(`)
+    and longer English names (`Hessian-vector product`) are not the word."""
+    from .glossary import terms
+
+    return [(re.compile(rf"(?<![A-Za-z0-9_.]){re.escape(w)}(?![A-Za-z0-9_(]|-[A-Za-z])"), t["zh"])
+            for t in terms() for w in t.get("translate", [])]
+
+
+def untranslated(prose: str, pattern: re.Pattern, zh: str) -> str | None:
+    """The first English term in prose that stands without its Chinese term beside it."""
+    for m in pattern.finditer(prose):
+        if zh not in prose[max(0, m.start() - BESIDE):m.end() + BESIDE]:
+            return m.group(0)
+    return None
+
+
 def traceback_excess(out: dict) -> int:
     """Lines a saved error shows beyond its message and the short traceback's frames (0 when short)."""
     text = ANSI_CODE.sub("", "\n".join(out.get("traceback", [])))
@@ -46,7 +69,7 @@ def traceback_excess(out: dict) -> int:
     return max(0, text.count("\n") + 1 - (message.count("\n") + 1) - TRACEBACK_LINES)
 
 
-def prose_problems(cell, terms) -> list[tuple[str, str]]:
+def prose_problems(cell, terms, english=None) -> list[tuple[str, str]]:
     """(rule, message) for the Chinese prose of a cell: markdown, or a code cell's comments."""
     code = cell.get("cell_type") == "code"
     text = source_text(cell)
@@ -57,6 +80,11 @@ def prose_problems(cell, terms) -> list[tuple[str, str]]:
         m = pattern.search(prose)
         if m:
             out.append(("term", f"{m.group(0)!r}: the course says {term!r} (tools/glossary.toml, CONTRIBUTING §11)"))
+    for pattern, term in english or ():
+        word = untranslated(prose, pattern, term)
+        if word:
+            out.append(("term-en", f"{word!r} stands alone in Chinese prose: write {term!r} (the English only in "
+                        f"parentheses beside it, the first time; tools/glossary.toml `translate`)"))
     return out
 
 
@@ -68,14 +96,14 @@ def lint(path: Path) -> list[str]:
     """Problems of one notebook as 'path: cell N (id X): [rule] message'."""
     nb = load_notebook(path)
     problems = []
-    terms = rejected_terms()
+    terms, english = rejected_terms(), translated_terms()
     expected, order_ok = 1, True
     for i, cell in enumerate(nb.cells):
 
         def add(rule, msg):
             problems.append(f"{path}: cell {i + 1} (id {cell.get('id', '')}): [{rule}] {msg}")
 
-        for rule, msg in prose_problems(cell, terms):
+        for rule, msg in prose_problems(cell, terms, english):
             add(rule, msg)
         if cell.get("cell_type") != "code":
             continue

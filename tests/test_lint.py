@@ -122,8 +122,10 @@ def _md(tmp_path, text, cell_type="markdown"):
     ("# 用随机数密钥生成\nx = 1", "code", "term"),
     ("print('结果: ', x)", "code", "zh-punctuation"),
     ("print('在本机上运行')", "code", "term"),
+    ("先求 Hessian，再看它的特征值。", "markdown", "term-en"),
+    ("# 整个 Jacobian 太大\nx = 1", "code", "term-en"),
 ], ids=["markdown-comma", "comment-colon", "term-machine", "term-lowering", "term-in-comment", "printed-colon",
-        "printed-term"])
+        "printed-term", "english-term", "english-term-in-comment"])
 def test_when_chinese_prose_breaks_a_rule_then_lint_names_it(tmp_path, text, cell_type, rule):
     assert rule in _rules(_md(tmp_path, text, cell_type))
 
@@ -133,6 +135,7 @@ def test_when_chinese_prose_breaks_a_rule_then_lint_names_it(tmp_path, text, cel
     ("代码里的 `本机` 与 $a, b$ 不算，链接 [x](https://a.b/c(d)) 也不算。", "markdown"),
     ("x = f(a, b)  # 调用时传两个参数\nprint('结果\uff1a', x, b'a, b')", "code"),
     ("梯度下降让损失下降。", "markdown"),
-], ids=["clean-prose", "code-math-links", "code-and-bytes", "descent-is-fine"])
+    ("海森矩阵（Hessian）用 `jax.hessian` 求；`jax.jacobian` 与 x.Jacobian 是代码。", "markdown"),
+], ids=["clean-prose", "code-math-links", "code-and-bytes", "descent-is-fine", "english-beside-chinese"])
 def test_when_chinese_prose_follows_the_rules_then_lint_is_silent(tmp_path, text, cell_type):
-    assert not {"zh-punctuation", "term"} & _rules(_md(tmp_path, text, cell_type))
+    assert not {"zh-punctuation", "term", "term-en"} & _rules(_md(tmp_path, text, cell_type))
