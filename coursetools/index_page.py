@@ -94,7 +94,7 @@ PLANNED = {
         ("03_分布式计算", "Mesh 与分片、shard_map、集合通信、真实的多进程 JAX、数据并行训练"),
         ("04_进阶自动微分", "jvp/vjp/linearize、海森-向量积、custom_jvp/custom_vjp、隐函数求导"),
         ("05_互操作与自定义算子", "NumPy 与 DLPack、主机回调、C++ FFI 内核、自定义原语"),
-        ("06_大规模训练", "Flax NNX、梯度累积、梯度检查点、混合精度、模型并行、Orbax checkpoint"),
+        ("06_大规模训练", "Flax NNX、梯度累积、重计算、混合精度、模型并行、Orbax checkpoint"),
         ("07_Pallas内核", "Ref 与 pallas_call、grid 与 BlockSpec、分块矩阵乘、为 TPU lowering"),
         ("08_调试工具链", "jax.debug、checkify、debug_nans/infs、编译日志、key 复用检查"),
         ("09_导出与部署", "jax.export、序列化、形状多态、多平台导出、部署"),
