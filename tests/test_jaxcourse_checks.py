@@ -86,3 +86,56 @@ def test_expect_error_prints_what_every_python_says_without_313s_suggestion(caps
     with jaxcourse.expect_error(TypeError, match="Did you mean"):   # match still sees the whole message
         raise TypeError("shard_map() got an unexpected keyword argument 'check_rep'. Did you mean 'check_vma'?")
     assert capsys.readouterr().out == "预期中的报错 → TypeError: shard_map() got an unexpected keyword argument 'check_rep'\n"
+
+
+def _make_hidden_counter():
+    bc = jnp.bincount   # captured in a closure: not a module global
+
+    def hidden(x):
+        return bc(x, length=3)
+    return hidden
+
+
+def _default_counter(x, bc=jnp.bincount):
+    return bc(x, length=3)
+
+
+def _kw_counter(x, *, bc=jnp.bincount):
+    return bc(x, length=3)
+
+
+def test_forbid_catches_closures_defaults_and_jitted_wrappers():
+    x = jnp.array([0, 1, 1])
+    globals().update(_closure_answer=_make_hidden_counter(), _jit_answer=jax.jit(_make_hidden_counter()),
+                     _table={"count": jnp.bincount})
+    try:
+        for answer in (_closure_answer, _jit_answer, _default_counter, _kw_counter,  # noqa: F821
+                       lambda v: _table["count"](v, length=3)):  # noqa: F821
+            assert answer(x).tolist() == [1, 2, 0]
+            with pytest.raises(jaxcourse.ForbiddenCall, match="bincount"):
+                with jaxcourse.forbid("jax.numpy.bincount"):
+                    answer(x)
+            assert answer(x).tolist() == [1, 2, 0]   # restored
+    finally:
+        for name in ("_closure_answer", "_jit_answer", "_table"):
+            del globals()[name]
+
+
+def test_depends_on_sees_whether_the_result_flows_from_the_primitive():
+    x = jnp.arange(1.0, 6.0)
+    scanned = lambda v: jax.lax.scan(lambda c, e: (c + e, c), 0.0, v)[1]     # exclusive cumsum by scan
+    decoy = lambda v: scanned(v) * 0 + (jnp.cumsum(v) - v)                    # same values, scan result unused
+    dropped = lambda v: (scanned(v), jnp.cumsum(v) - v)[1]
+    gated = lambda v: jnp.where(False, scanned(v), jnp.cumsum(v) - v)
+    assert jnp.allclose(scanned(x), decoy(x)) and jnp.allclose(scanned(x), gated(x))
+    assert jaxcourse.depends_on(scanned, (x,), {"scan"}) and jaxcourse.depends_on(jax.jit(scanned), (x,), {"scan"})
+    assert not any(jaxcourse.depends_on(f, (x,), {"scan"}) for f in (decoy, dropped, gated))
+    # in a gradient program a zero cotangent through the primitive stays zero: not a dependence
+    assert jaxcourse.depends_on(jax.grad(lambda v: (scanned(v) ** 2).sum()), (x,), {"scan"})
+    assert not jaxcourse.depends_on(jax.grad(lambda v: (decoy(v) ** 2).sum()), (x,), {"scan"})
+
+
+def test_split_at_separates_what_runs_inside_a_primitive():
+    f = lambda v: jax.lax.scan(lambda c, e: (c + jnp.sin(e), None), 0.0, v)[0] * 2.0
+    outside, inside, count = jaxcourse.split_at(jax.jit(f), (jnp.ones(3),), "scan")
+    assert count == 1 and "sin" in inside and "sin" not in outside and {"scan", "mul"} <= outside

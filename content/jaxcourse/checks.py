@@ -110,17 +110,67 @@ def forbid(*names: str):
         saved.append((module, attr, original))
         setattr(module, attr, blocked)
         for ns in namespaces:
-            for key, value in list(ns.items()):
-                if value is original:
-                    saved.append((ns, key, original))
-                    ns[key] = blocked
+            saved.extend(_swap_references(ns, original, blocked))
     jax.clear_caches()
     try:
         yield
     finally:
         for target, attr, original in reversed(saved):
-            if isinstance(target, dict):
+            if isinstance(target, (dict, list)):
                 target[attr] = original
             else:
                 setattr(target, attr, original)
         jax.clear_caches()
+
+
+def _swap_references(ns: dict, original, replacement) -> list[tuple]:
+    """把 notebook 里指向 original 的引用换成 replacement，返回（容器，键，原值）以便还原。
+
+    不只看全局名字：notebook 里定义的函数的闭包变量、默认参数（`def f(x, bc=jnp.bincount)`）、
+    jit 包着的原函数（`__wrapped__`），以及全局 dict / list 里的元素，也都换掉。
+    """
+    import types
+
+    swapped, seen = [], set()
+    home = ns.get("__name__")
+
+    def visit(obj, depth=0):
+        if id(obj) in seen or depth > 6:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (dict, list)) and (obj is ns or depth <= 1):
+            keys = list(obj.keys()) if isinstance(obj, dict) else range(len(obj))
+            for key in keys:
+                value = obj[key]
+                if value is original:
+                    swapped.append((obj, key, original))
+                    obj[key] = replacement
+                else:
+                    visit(value, depth + 1)
+            return
+        func = getattr(obj, "__wrapped__", None)
+        if func is not None:
+            visit(func, depth + 1)
+        if not isinstance(obj, types.FunctionType) or obj.__module__ != home:
+            return  # 库里的函数不动：只换学习者自己写的
+        for cell in obj.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # 还没赋值的闭包变量
+                continue
+            if value is original:
+                swapped.append((cell, "cell_contents", original))
+                cell.cell_contents = replacement
+            else:
+                visit(value, depth + 1)
+        if obj.__defaults__ and any(d is original for d in obj.__defaults__):
+            swapped.append((obj, "__defaults__", obj.__defaults__))
+            obj.__defaults__ = tuple(replacement if d is original else d for d in obj.__defaults__)
+        kw = obj.__kwdefaults__ or {}
+        for key, value in kw.items():
+            if value is original:
+                swapped.append((kw, key, original))
+                kw[key] = replacement
+
+    visit(ns)
+    return swapped

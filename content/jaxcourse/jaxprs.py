@@ -45,3 +45,103 @@ def loop_free(program, sizes=(2, 7)) -> bool:
     """program(n) 是问题规模为 n 时的 jaxpr：规模变了程序长度不变、也没有 scan / while，说明没有逐个元素地循环。"""
     names = {eqn.primitive.name for eqn in all_eqns(program(sizes[-1]))}
     return same_size(program, sizes) and not names & {"scan", "while"}
+
+
+def _subjaxprs(eqn):
+    from jax.extend.core import jaxprs_in_params
+
+    return [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
+
+
+def _contains(jaxpr, prims) -> bool:
+    return any(eqn.primitive.name in prims for eqn in all_eqns(jaxpr))
+
+
+def _call_body(eqn):
+    """jit、custom_jvp_call 这类“调用一个子程序”的原语：返回（子 jaxpr，它的常量）；别的原语返回 None。"""
+    from jax.extend.core import ClosedJaxpr, Jaxpr
+
+    bodies = [v for v in eqn.params.values() if isinstance(v, (ClosedJaxpr, Jaxpr))]
+    if len(bodies) != 1 or eqn.primitive.name in {"while", "cond", "scan", "shard_map", "pallas_call"}:
+        return None
+    body = bodies[0]
+    jaxpr = getattr(body, "jaxpr", body)
+    if len(jaxpr.invars) != len(eqn.invars) or len(jaxpr.outvars) != len(eqn.outvars):
+        return None
+    return jaxpr, list(getattr(body, "consts", []))
+
+
+def _nudge(value):
+    """把浮点数组放大 1.5 倍（整数、布尔、随机数 key 不动：它们多半是计数和标志）。"""
+    import jax.numpy as jnp
+
+    if hasattr(value, "dtype") and jnp.issubdtype(value.dtype, jnp.inexact):
+        return value * 1.5  # 乘而不加：求导程序里恒为 0 的余切向量经过原语也还是 0，不算“用到”
+    return value
+
+
+def _eval(jaxpr, consts, args, prims):
+    """像 eval_jaxpr 一样求值，但 prims 里的原语（或函数体里含有它们的 while/scan/cond/shard_map 等）的浮点输出被改掉。"""
+    from jax.extend.core import Literal
+
+    env = {}
+    read = lambda v: v.val if isinstance(v, Literal) else env[v]  # noqa: E731
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        invals = [read(v) for v in eqn.invars]
+        hit = eqn.primitive.name in prims
+        call = None if hit else _call_body(eqn)
+        if call is not None and _contains(call[0], prims):
+            outs = _eval(call[0], call[1], invals, prims)  # 包装：进去，只改里面那个原语
+        else:
+            with eqn.ctx.manager:
+                outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(eqn.params))
+            outs = list(outs) if eqn.primitive.multiple_results else [outs]
+            if hit or any(_contains(s, prims) for s in _subjaxprs(eqn)):
+                outs = [_nudge(o) for o in outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def depends_on(fn, args, prims) -> bool:
+    """fn(*args) 的结果是否真的由 prims 里的原语算出来（例如 {"while"}、{"fft"}、{"shard_map"}）。
+
+    做法：把这些原语的浮点输出改成别的值再算一遍，看结果变不变。只调用一下、结果却丢掉（`dummy * 0 + 公式`、
+    `where(False, dummy, 公式)`、算了不用）的答案，结果不变，返回 False。jit、custom_jvp 这类包装会进去看；
+    原语藏在 while/scan/cond/shard_map 的函数体里时，改的是整条 while/scan/... 的输出。
+    """
+    import jax
+    import numpy as np
+
+    closed = jax.make_jaxpr(fn)(*args)
+    flat = jax.tree_util.tree_leaves(args)
+    plain = _eval(closed.jaxpr, closed.consts, flat, set())
+    nudged = _eval(closed.jaxpr, closed.consts, flat, set(prims))
+    for a, b in zip(plain, nudged):
+        if hasattr(a, "dtype") and jax.dtypes.issubdtype(a.dtype, jax.dtypes.prng_key):
+            a, b = jax.random.key_data(a), jax.random.key_data(b)
+        if not np.allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-9, equal_nan=True):
+            return True
+    return False
+
+
+def split_at(fn, args, prim: str):
+    """fn(*args) 的程序以原语 prim（如 "shard_map"）为界拆开：返回（prim 外面的原语名，prim 里面的原语名，prim 出现几次）。
+
+    jit 之类的子程序照样往里看；prim 的函数体里的（含更深的子 jaxpr）都算“里面”。
+    """
+    import jax
+
+    outside, inside, count = set(), set(), 0
+
+    def walk(jaxpr, within):
+        nonlocal count
+        for eqn in jaxpr.eqns:
+            (inside if within else outside).add(eqn.primitive.name)
+            count += eqn.primitive.name == prim
+            for sub in _subjaxprs(eqn):
+                walk(sub, within or eqn.primitive.name == prim)
+
+    walk(jax.make_jaxpr(fn)(*args).jaxpr, False)
+    return outside, inside, count
