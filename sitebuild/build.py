@@ -11,8 +11,8 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, PACKAGE, ROOT, WORK, offline, post, project_config, reading,
-               search, serve, stage)
+from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, PACKAGE, ROOT, WORK, github_remote, offline, post,
+               project_config, reading, search, serve, stage)
 
 STORAGE_PREFIX = "jax-study-zh"
 
@@ -49,7 +49,12 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     """Build the site into `output`; returns a summary (release, sizes, seconds)."""
     t0 = time.perf_counter()
     fingerprint = serve.inputs_fingerprint(contents, offline_build)
-    cfg = project_config()
+    cfg = project_config(remote=github_remote())
+    if cfg["source"].startswith("pyproject") and not os.environ.get("GITHUB_REPOSITORY"):
+        print(f"WARNING no GitHub remote 'origin' here: the Colab links and run buttons assume github.com/"
+              f"{cfg['repository']} from pyproject.toml; if that is not where this course is published they lead "
+              "to a 404. Add the remote (git remote add origin https://github.com/OWNER/NAME) or set "
+              "[tool.jaxcourse] repository.", file=sys.stderr)
     if not quiet:
         print(f"* Colab links point to github.com/{cfg['repository']} (branch {cfg['branch']}; from {cfg['source']})",
               file=sys.stderr)

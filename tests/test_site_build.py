@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 from sitebuild import post, stage  # noqa: E402
@@ -222,3 +224,23 @@ def test_colab_links_follow_the_repository_that_builds_the_site():
     pr = project_config({"GITHUB_REPOSITORY": "reader/jax-fork", "GITHUB_REF_TYPE": "branch",
                          "GITHUB_REF_NAME": "7/merge", "GITHUB_HEAD_REF": "feature"})
     assert pr["branch"] == local["branch"]  # a pull request's merge ref is no branch a reader can open
+    cloned = project_config({}, remote="reader/course")
+    assert cloned["repository"] == "reader/course" and cloned["source"] == "git remote origin"
+    assert project_config({"GITHUB_REPOSITORY": "ci/course"}, remote="reader/course")["repository"] == "ci/course"
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://github.com/reader/jax-course.git", "reader/jax-course"),
+    ("https://github.com/reader/jax-course", "reader/jax-course"),
+    ("git@github.com:reader/jax.course.git", "reader/jax.course"),
+    ("ssh://git@github.com/reader/c/", "reader/c"),
+    ("https://gitlab.com/reader/jax-course.git", None),
+    ("/srv/git/course.git", None),
+])
+def test_a_local_build_takes_the_repository_from_a_github_origin(tmp_path, url, expected):
+    from sitebuild import github_remote
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", url], check=True)
+    assert github_remote(tmp_path) == expected
+    assert github_remote(tmp_path / "nowhere") is None
