@@ -139,3 +139,15 @@ def test_split_at_separates_what_runs_inside_a_primitive():
     f = lambda v: jax.lax.scan(lambda c, e: (c + jnp.sin(e), None), 0.0, v)[0] * 2.0
     outside, inside, count = jaxcourse.split_at(jax.jit(f), (jnp.ones(3),), "scan")
     assert count == 1 and "sin" in inside and "sin" not in outside and {"scan", "mul"} <= outside
+
+
+def test_forbid_blocks_a_method_of_a_class():
+    compiled = jax.jit(lambda x: x * 2).lower(jnp.ones(3)).compile()
+    assert compiled.cost_analysis() is not None
+    with pytest.raises(jaxcourse.ForbiddenCall, match="cost_analysis"):
+        with jaxcourse.forbid("jax.stages.Compiled.cost_analysis"):
+            compiled.cost_analysis()
+    assert compiled.cost_analysis() is not None   # restored
+    with pytest.raises(ValueError, match="找不到"):
+        with jaxcourse.forbid("no_such_module_xyz.f"):
+            pass

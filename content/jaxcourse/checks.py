@@ -83,14 +83,14 @@ class ForbiddenCall(AssertionError):
 
 @contextmanager
 def forbid(*names: str):
-    """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"）就抛 ForbiddenCall。
+    """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"，或类的方法
+    "jax.stages.Compiled.cost_analysis"）就抛 ForbiddenCall。
 
     换掉的不只是模块里的属性，还有 notebook 全局名字里指向同一个函数的（`from jax.nn import logsumexp`
     之后的 `logsumexp`）；进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
-    import importlib
 
     import jax
 
@@ -100,8 +100,7 @@ def forbid(*names: str):
         namespaces.append(caller)
     saved = []
     for name in names:
-        module_name, _, attr = name.rpartition(".")
-        module = importlib.import_module(module_name)
+        module, attr = _resolve(name)
         original = getattr(module, attr)
 
         def blocked(*args, _name=name, **kwargs):
@@ -121,6 +120,22 @@ def forbid(*names: str):
             else:
                 setattr(target, attr, original)
         jax.clear_caches()
+
+
+def _resolve(name: str):
+    """"jax.numpy.bincount" → (jax.numpy 模块, "bincount")；"jax.stages.Compiled.cost_analysis" → (Compiled 类, "cost_analysis")。"""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:-1]:  # 模块之后的类名
+            owner = getattr(owner, part)
+        return owner, parts[-1]
+    raise ValueError(f"forbid：找不到 {name!r}（应写成“模块.名字”或“模块.类.方法”）")
 
 
 def _swap_references(ns: dict, original, replacement) -> list[tuple]:
