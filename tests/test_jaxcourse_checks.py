@@ -151,3 +151,12 @@ def test_forbid_blocks_a_method_of_a_class():
     with pytest.raises(ValueError, match="找不到"):
         with jaxcourse.forbid("no_such_module_xyz.f"):
             pass
+
+
+def test_value_part_keeps_only_what_the_value_needs():
+    x = jnp.array(0.7)
+    primal_and_tangent = lambda v: jax.jvp(jnp.sin, (v,), (jnp.ones_like(v),))[0]
+    assert "cos" in jaxcourse.primitive_names(primal_and_tangent, x)       # the tangent's cos is traced
+    only_value = jaxcourse.value_part(primal_and_tangent, x)
+    assert "cos" not in jaxcourse.primitive_names(only_value, x)            # … but the value does not need it
+    assert float(only_value(x)) == float(jnp.sin(x))

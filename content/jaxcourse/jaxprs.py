@@ -145,3 +145,23 @@ def split_at(fn, args, prim: str):
 
     walk(jax.make_jaxpr(fn)(*args).jaxpr, False)
     return outside, inside, count
+
+
+def value_part(fn, *args):
+    """只留下 fn(*args) 的结果用得到的那些方程（去掉顶层的死代码），返回按它求值的函数（fn 只有一个输出）。
+
+    练习的自检用它看“求导时算出的函数值”由谁算：jax.vjp / jax.jvp 的程序里还有顺带算的切向量系数
+    （例如导数规则里的 2 * x），它们不影响函数值，去掉之后再看剩下的原语。
+    """
+    import jax
+    from jax.extend.core import ClosedJaxpr, Var, jaxpr_as_fun
+
+    closed = jax.make_jaxpr(fn)(*args)
+    live = {v for v in closed.jaxpr.outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(closed.jaxpr.eqns):
+        if any(v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    run = jaxpr_as_fun(ClosedJaxpr(closed.jaxpr.replace(eqns=kept[::-1]), closed.consts))
+    return lambda *a: run(*a)[0]
