@@ -241,4 +241,4 @@ def pygments_css() -> str:
     """Light and dark colours for highlighted code, scoped to pre.code."""
     light = HtmlFormatter(style="default").get_style_defs("pre.code")
     dark = HtmlFormatter(style="github-dark").get_style_defs("pre.code")
-    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    return f"{light}\n@media screen and (prefers-color-scheme: dark) {{\n{dark}\n}}\n"  # print stays light

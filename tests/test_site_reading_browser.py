@@ -141,7 +141,14 @@ def test_reading_edition(site, browser, device):
         bg = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
         assert bg == "rgb(13, 17, 23)", bg
         page.screenshot(path=ARTIFACTS / "13_desktop_dark.png")
-        page.emulate_media(color_scheme="light")
+        # a reader in dark mode prints on white paper: light palette, dark code colours gone
+        page.emulate_media(media="print", color_scheme="dark")
+        printed = page.evaluate("""() => [document.body, document.querySelector('pre.code'), document.querySelector('pre.code span')]
+            .map(e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor])""")
+        assert printed[0] == ["rgb(0, 0, 0)", "rgb(255, 255, 255)"], printed
+        assert printed[1][1] == "rgb(246, 248, 250)", printed   # the light --soft, not dark mode's #151b23
+        assert all(sum(map(int, c[0][4:-1].split(",")[:3])) < 3 * 200 for c in printed[2:]), printed  # no pale text
+        page.emulate_media(media="screen", color_scheme="light")
         # printing gives the whole chapter (folded answers unfolded), not one page
         page.emulate_media(media="print")
         pdf = page.pdf(format="A4")
