@@ -163,7 +163,10 @@ def _swap_references(ns: dict, original, replacement) -> list[tuple]:
                 else:
                     visit(value, depth + 1)
             return
-        func = getattr(obj, "__wrapped__", None)
+        try:
+            func = getattr(obj, "__wrapped__", None)
+        except Exception:  # 有的对象的 __getattr__ 会抛别的异常：它不是函数包装，跳过
+            func = None
         if func is not None:
             visit(func, depth + 1)
         if not isinstance(obj, types.FunctionType) or obj.__module__ != home:
