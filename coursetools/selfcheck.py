@@ -102,6 +102,33 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
     return problems
 
 
+def try_answers(path: Path, exercise: str, answers: list[str], timeout: float = 600) -> list[tuple[bool, str]]:
+    """Run the chapter once, then each answer followed by exercise's 🧪 自检: [(passed, what it printed), …].
+
+    For a reviewer playing the adversary (tools/try_answers.py): nothing is written, the notebook is untouched.
+    """
+    nb = load_notebook(path)
+    exercises = parse_chapter(nb).exercises
+    if exercise not in exercises or exercises[exercise].check is None:
+        known = ", ".join(sorted(exercises)) or "none"
+        raise SystemExit(f"ERROR {path} has no exercise {exercise} with a 🧪 自检 cell (it has: {known})")
+    ex = exercises[exercise]
+    check_src = source_text(nb.cells[ex.check])
+    reset = f"for _n in {ex.names!r}:\n    globals().pop(_n, None)"
+    session = _Session(nb, path, timeout)
+    results = []
+    with session.client.setup_kernel():
+        for i, cell in enumerate(list(nb.cells)):
+            if is_code(cell):
+                session.client.execute_cell(cell, i)
+        for answer in answers:
+            session.run(reset)
+            out = session.run(answer)
+            got = session.run(check_src)
+            results.append((PASS in got, (out + got).strip()))
+    return results
+
+
 def main(argv=None) -> int:
     """CLI entry point."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

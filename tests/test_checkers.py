@@ -187,3 +187,16 @@ def test_fix_setup_rewrites_only_the_notebooks_it_is_given(tmp_path):
     main(["--fix-setup", str(given)])
     assert "setup-cell" not in _rules(given)
     assert other.read_text() == before and "setup-cell" in _rules(other)
+
+
+def test_try_answers_reports_which_answers_the_selfcheck_accepts(tmp_path):
+    from coursetools.selfcheck import try_answers
+
+    path = write_chapter(tmp_path / "99_测试章.ipynb", chapter_cells())
+    before = path.read_bytes()
+    results = try_answers(path, "9.1", ["def halve(v):\n    return v / 2", "def halve(v):\n    return v * 2"])
+    assert [passed for passed, _ in results] == [True, False]
+    assert "✅" in results[0][1] and "❌" in results[1][1]
+    assert path.read_bytes() == before   # the notebook is untouched
+    with pytest.raises(SystemExit, match="no exercise 7.7"):
+        try_answers(path, "7.7", [])
