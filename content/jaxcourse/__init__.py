@@ -4,12 +4,11 @@
 Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 
 - selfcheck：练习自检（✅ / ⏳ / ❌）
-- forbid：检查练习的“限制”（with 块里禁止调用某些函数）
+- forbid：检查练习的“限制”（with 块里禁止调用某些函数；闭包变量、默认参数、全局 dict/list 里的引用也换掉）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
 - all_eqns / jaxpr_size / primitive_names / same_size / loop_free / split_at：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
 - depends_on：结果是否真的由某个原语算出来（把它的输出改掉再算一遍），识破“调用了但结果没用上”的答案
-- forbid：也换掉闭包变量、默认参数和全局 dict/list 里指向禁用函数的引用
 - entry_ops / all_ops / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
 - printed_lines：运行一段代码，等调试回调执行完，返回它打印的各行
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
