@@ -160,3 +160,77 @@ def test_value_part_keeps_only_what_the_value_needs():
     only_value = jaxcourse.value_part(primal_and_tangent, x)
     assert "cos" not in jaxcourse.primitive_names(only_value, x)            # … but the value does not need it
     assert float(only_value(x)) == float(jnp.sin(x))
+
+
+def test_forbid_catches_aliases_no_reference_swap_can_reach():
+    """The review's bypasses: a partial, a tuple, a bound ufunc method, jax.jit of the function itself, the
+    library's internal module path. forbid watches the function's code, so every one of them is caught."""
+    import functools
+
+    from jax._src.numpy import lax_numpy   # the internal path a learner could import from
+
+    x = jnp.array([0, 1, 1])
+    held = (jnp.bincount,)
+    routes = {
+        "partial": functools.partial(jnp.bincount, length=3),
+        "tuple": lambda v: held[0](v, length=3),
+        "jit of it": functools.partial(jax.jit(jnp.bincount, static_argnames="length"), length=3),
+        "internal path": functools.partial(lax_numpy.bincount, length=3),
+    }
+    for name, call in routes.items():
+        assert call(x).tolist() == [1, 2, 0], name
+        with pytest.raises(jaxcourse.ForbiddenCall, match="bincount"):
+            with jaxcourse.forbid("jax.numpy.bincount"):
+                call(x)
+        assert call(x).tolist() == [1, 2, 0], name   # restored
+    reduce_early = jnp.logaddexp.reduce
+    v = jnp.array([0.0, 1.0, 2.0])
+    with pytest.raises(jaxcourse.ForbiddenCall, match="logaddexp"):
+        with jaxcourse.forbid("jax.numpy.logaddexp"):
+            reduce_early(v)
+    assert jnp.allclose(reduce_early(v), jax.nn.logsumexp(v))
+
+
+def test_forbid_leaves_library_internal_uses_alone():
+    """Banning a function blocks the learner's calls, not other library functions built on it: with
+    jnp.linalg.solve banned, jnp.linalg.inv (which calls solve internally) still runs."""
+    a = jnp.array([[2.0, 0.0], [0.0, 4.0]])
+    with jaxcourse.forbid("jax.numpy.linalg.solve"):
+        assert jnp.allclose(jnp.linalg.inv(a) @ a, jnp.eye(2))
+        with pytest.raises(jaxcourse.ForbiddenCall):
+            jnp.linalg.solve(a, jnp.ones(2))
+    # no hook is left behind
+    assert jnp.allclose(jnp.linalg.solve(a, jnp.ones(2)), jnp.array([0.5, 0.25]))
+
+
+def test_replaced_wraps_a_function_and_its_notebook_aliases():
+    from jax.lax import while_loop   # an alias bound before the check
+
+    globals()["_wl"] = while_loop
+    calls = []
+
+    def counting(original):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return original(*args, **kwargs)
+        return wrapper
+    try:
+        body = lambda n: _wl(lambda c: c < n, lambda c: c + 1, 0)   # noqa: E731,F821
+        with jaxcourse.replaced("jax.lax.while_loop", counting) as wrapper:
+            assert int(jax.jit(body)(5)) == 5 and int(jax.lax.while_loop(lambda c: c < 2, lambda c: c + 1, 0)) == 2
+            assert _wl is wrapper   # noqa: F821
+        assert len(calls) == 2 and _wl is while_loop and jax.lax.while_loop is while_loop   # noqa: F821
+    finally:
+        del globals()["_wl"]
+
+
+def test_host_callbacks_finds_numpy_work_hidden_in_a_program():
+    import numpy as np
+
+    on_host = lambda x: jax.pure_callback(lambda v: np.cumsum(v), jax.ShapeDtypeStruct(x.shape, x.dtype), x)  # noqa: E731
+    nested = jax.jit(lambda x: jax.lax.cond(x[0] > 0, on_host, jnp.cumsum, x))
+    printed = lambda x: (jax.debug.print("{}", x), jnp.cumsum(x))[1]  # noqa: E731
+    x = jnp.arange(3.0)
+    assert jaxcourse.host_callbacks(on_host, x) == {"pure_callback"}
+    assert jaxcourse.host_callbacks(nested, x) == {"pure_callback"}     # inside cond inside jit
+    assert jaxcourse.host_callbacks(printed, x) == set() and jaxcourse.host_callbacks(jnp.cumsum, x) == set()

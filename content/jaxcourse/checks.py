@@ -86,109 +86,23 @@ def forbid(*names: str):
     """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"，或类的方法
     "jax.stages.Compiled.cost_analysis"）就抛 ForbiddenCall。
 
-    换掉的不只是模块里的属性，还有 notebook 全局名字里指向同一个函数的（`from jax.nn import logsumexp`
-    之后的 `logsumexp`）；进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
+    两道关（见 replacing.py）：换掉模块属性和 notebook 里指向同一个函数的引用（`from jax.nn import logsumexp`
+    之后的 `logsumexp`、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素）；再盯住函数的代码，
+    学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下，库里别的函数在内部调用它不算。
+    进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
+    from .replacing import notebook_namespaces, resolve, swapping, watching
 
-    import jax
+    def blocked_for(name):
+        def blocked(*args, **kwargs):
+            raise ForbiddenCall(f"练习的限制不允许用 {name}")
+        return blocked
 
-    namespaces = [vars(sys.modules["__main__"])]
-    caller = sys._getframe(2).f_globals  # the check's module (the notebook), when it is not __main__
-    if all(caller is not ns for ns in namespaces):
-        namespaces.append(caller)
-    saved = []
-    for name in names:
-        module, attr = _resolve(name)
-        original = getattr(module, attr)
-
-        def blocked(*args, _name=name, **kwargs):
-            raise ForbiddenCall(f"练习的限制不允许用 {_name}")
-
-        saved.append((module, attr, original))
-        setattr(module, attr, blocked)
-        for ns in namespaces:
-            saved.extend(_swap_references(ns, original, blocked))
-    jax.clear_caches()
     try:
+        originals = [(name, getattr(*resolve(name))) for name in names]
+    except ValueError as err:
+        raise ValueError(f"forbid：{err}") from None
+    with swapping([(name, blocked_for(name)) for name in names], notebook_namespaces(2)), watching(originals):
         yield
-    finally:
-        for target, attr, original in reversed(saved):
-            if isinstance(target, (dict, list)):
-                target[attr] = original
-            else:
-                setattr(target, attr, original)
-        jax.clear_caches()
-
-
-def _resolve(name: str):
-    """"jax.numpy.bincount" → (jax.numpy 模块, "bincount")；"jax.stages.Compiled.cost_analysis" → (Compiled 类, "cost_analysis")。"""
-    import importlib
-
-    parts = name.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:-1]:  # 模块之后的类名
-            owner = getattr(owner, part)
-        return owner, parts[-1]
-    raise ValueError(f"forbid：找不到 {name!r}（应写成“模块.名字”或“模块.类.方法”）")
-
-
-def _swap_references(ns: dict, original, replacement) -> list[tuple]:
-    """把 notebook 里指向 original 的引用换成 replacement，返回（容器，键，原值）以便还原。
-
-    不只看全局名字：notebook 里定义的函数的闭包变量、默认参数（`def f(x, bc=jnp.bincount)`）、
-    jit 包着的原函数（`__wrapped__`），以及全局 dict / list 里的元素，也都换掉。
-    """
-    import types
-
-    swapped, seen = [], set()
-    home = ns.get("__name__")
-
-    def visit(obj, depth=0):
-        if id(obj) in seen or depth > 6:
-            return
-        seen.add(id(obj))
-        if isinstance(obj, (dict, list)) and (obj is ns or depth <= 1):
-            keys = list(obj.keys()) if isinstance(obj, dict) else range(len(obj))
-            for key in keys:
-                value = obj[key]
-                if value is original:
-                    swapped.append((obj, key, original))
-                    obj[key] = replacement
-                else:
-                    visit(value, depth + 1)
-            return
-        try:
-            func = getattr(obj, "__wrapped__", None)
-        except Exception:  # 有的对象的 __getattr__ 会抛别的异常：它不是函数包装，跳过
-            func = None
-        if func is not None:
-            visit(func, depth + 1)
-        if not isinstance(obj, types.FunctionType) or obj.__module__ != home:
-            return  # 库里的函数不动：只换学习者自己写的
-        for cell in obj.__closure__ or ():
-            try:
-                value = cell.cell_contents
-            except ValueError:  # 还没赋值的闭包变量
-                continue
-            if value is original:
-                swapped.append((cell, "cell_contents", original))
-                cell.cell_contents = replacement
-            else:
-                visit(value, depth + 1)
-        if obj.__defaults__ and any(d is original for d in obj.__defaults__):
-            swapped.append((obj, "__defaults__", obj.__defaults__))
-            obj.__defaults__ = tuple(replacement if d is original else d for d in obj.__defaults__)
-        kw = obj.__kwdefaults__ or {}
-        for key, value in kw.items():
-            if value is original:
-                swapped.append((kw, key, original))
-                kw[key] = replacement
-
-    visit(ns)
-    return swapped

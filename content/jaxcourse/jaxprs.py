@@ -35,6 +35,13 @@ def primitive_names(fn, *args, top: bool = False) -> set[str]:
     return {eqn.primitive.name for eqn in eqns}
 
 
+def host_callbacks(fn, *args) -> set[str]:
+    """fn(*args) 的程序里回到主机 Python 算值的原语（pure_callback、io_callback 之类，含子 jaxpr 里的）。
+    练习要求“在 JAX 程序里算”时，自检用它拦住把计算交给 NumPy 的答案。jax.debug.print / jax.debug.callback
+    不算：它们不能把值送回程序。"""
+    return {name for name in primitive_names(fn, *args) if name.endswith("callback") and name != "debug_callback"}
+
+
 def same_size(program, sizes=(2, 7)) -> bool:
     """program(n) 是问题规模为 n 时的 jaxpr：规模变了程序长度（含子 jaxpr 的方程数）不变，说明循环没有在追踪时展开
     （scan / while 算一条方程，可以有）。"""

@@ -1,0 +1,234 @@
+"""在 with 块里换掉一个库函数（自检用）：replaced 换成包装过的版本，forbid（checks.py）换成报错的版本。
+
+换两处：
+1. 引用：模块属性，以及 notebook 里指向同一个函数的名字、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素；
+2. 代码（只用于 forbid）：用 sys.monitoring 盯住函数的代码对象。不管学习者从哪个别名、partial、元组、绑定方法、
+   内部模块路径拿到它，只要是学习者的代码（经过 jit、vmap、tree.map 这类变换）调用了它，就报错；
+   库里别的函数在内部调用它不算（jnp.linalg.inv 内部调用 solve，禁用 solve 时 inv 照常能用）。
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import types
+from contextlib import contextmanager
+
+
+def resolve(name: str):
+    """"jax.numpy.bincount" → (jax.numpy 模块, "bincount")；"jax.stages.Compiled.cost_analysis" → (Compiled 类, "cost_analysis")。"""
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:-1]:  # 模块之后的类名
+            owner = getattr(owner, part)
+        return owner, parts[-1]
+    raise ValueError(f"找不到 {name!r}（应写成“模块.名字”或“模块.类.方法”）")
+
+
+def notebook_namespaces(depth: int) -> list[dict]:
+    """要换引用的全局命名空间：__main__（notebook），以及调用者所在的模块（depth 层之外的栈帧）。"""
+    spaces = [vars(sys.modules["__main__"])]
+    caller = sys._getframe(depth + 1).f_globals
+    if all(caller is not ns for ns in spaces):
+        spaces.append(caller)
+    return spaces
+
+
+@contextmanager
+def swapping(pairs: list[tuple[str, object]], namespaces: list[dict]):
+    """pairs 是（"模块.名字"，替身）：with 块里换掉模块属性和 namespaces 里的各种引用，退出时原样还原。"""
+    import jax
+
+    saved = []
+    try:
+        for name, replacement in pairs:
+            owner, attr = resolve(name)
+            original = getattr(owner, attr)
+            saved.append((owner, attr, original))
+            setattr(owner, attr, replacement)
+            for ns in namespaces:
+                saved.extend(_swap_references(ns, original, replacement))
+        jax.clear_caches()  # 已经编译过的答案要重新追踪，才会走到替身
+        yield
+    finally:
+        for target, attr, original in reversed(saved):
+            if isinstance(target, (dict, list)):
+                target[attr] = original
+            else:
+                setattr(target, attr, original)
+        jax.clear_caches()
+
+
+@contextmanager
+def replaced(name: str, make):
+    """with 块里把 name（"模块.名字"或"模块.类.方法"）换成 make(原函数) 的结果，notebook 里的别名一起换；
+    进出时清空 JAX 的追踪缓存。with 的值是替身。自检用它数调用次数、放大求解器的结果之类：
+
+        with jaxcourse.replaced("jax.lax.while_loop", lambda orig: counting(orig)):
+            answer(x)
+    """
+    owner, attr = resolve(name)
+    replacement = make(getattr(owner, attr))
+    with swapping([(name, replacement)], notebook_namespaces(2)):
+        yield replacement
+
+
+def _swap_references(ns: dict, original, replacement) -> list[tuple]:
+    """把 notebook 里指向 original 的引用换成 replacement，返回（容器，键，原值）以便还原。
+
+    不只看全局名字：notebook 里定义的函数的闭包变量、默认参数（`def f(x, bc=jnp.bincount)`）、
+    jit 包着的原函数（`__wrapped__`），以及全局 dict / list 里的元素，也都换掉。
+    """
+    swapped, seen = [], set()
+    home = ns.get("__name__")
+
+    def visit(obj, depth=0):
+        if id(obj) in seen or depth > 6:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (dict, list)) and (obj is ns or depth <= 1):
+            keys = list(obj.keys()) if isinstance(obj, dict) else range(len(obj))
+            for key in keys:
+                value = obj[key]
+                if value is original:
+                    swapped.append((obj, key, original))
+                    obj[key] = replacement
+                else:
+                    visit(value, depth + 1)
+            return
+        try:
+            func = getattr(obj, "__wrapped__", None)
+        except Exception:  # 有的对象的 __getattr__ 会抛别的异常：它不是函数包装，跳过
+            func = None
+        if func is not None:
+            visit(func, depth + 1)
+        if not isinstance(obj, types.FunctionType) or obj.__module__ != home:
+            return  # 库里的函数不动：只换学习者自己写的
+        for cell in obj.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # 还没赋值的闭包变量
+                continue
+            if value is original:
+                swapped.append((cell, "cell_contents", original))
+                cell.cell_contents = replacement
+            else:
+                visit(value, depth + 1)
+        if obj.__defaults__ and any(d is original for d in obj.__defaults__):
+            swapped.append((obj, "__defaults__", obj.__defaults__))
+            obj.__defaults__ = tuple(replacement if d is original else d for d in obj.__defaults__)
+        kw = obj.__kwdefaults__ or {}
+        for key, value in kw.items():
+            if value is original:
+                swapped.append((kw, key, original))
+                kw[key] = replacement
+
+    visit(ns)
+    return swapped
+
+
+# ---- 盯住代码对象（forbid 用）-------------------------------------------------------------
+
+# 只负责“把函数交给别人调用”的库文件：jit / vmap / grad / tree.map / 控制流 / partial 这些变换和包装。
+# 从被禁函数往调用方向上走时跳过它们，看是谁把函数交进来的。JAX 升级挪动了文件，最坏是少拦一些（引用仍然换掉）。
+_PASS_THROUGH = tuple(os.path.join("jax", "_src", p) for p in (
+    "api.py", "pjit.py", "api_util.py", "linear_util.py", "traceback_util.py", "core.py", "profiler.py",
+    "util.py", "custom_derivatives.py", "ad_checkpoint.py", "tree_util.py", "interpreters", "lax/control_flow",
+    "numpy/ufunc_api.py", "numpy/vectorize.py", "checkify.py")) + tuple(
+    os.path.join(sysconfig.get_paths()["stdlib"], f) for f in ("functools.py", "contextlib.py"))
+_LIBRARY = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+                 | {os.path.dirname(os.path.abspath(__file__))})
+
+_watched: dict[types.CodeType, list[tuple[dict, str]]] = {}  # 代码对象 → [(它的闭包变量, 禁用时的名字)]
+_tool: list[int] = []                                        # 占用的 sys.monitoring 工具编号
+
+
+def _functions_behind(obj, depth=0) -> list[types.FunctionType]:
+    """obj 背后真正执行的 Python 函数：jit、api_boundary 之类的包装、custom_jvp、方法、jnp.ufunc 都拆开。"""
+    if depth > 6 or obj is None:
+        return []
+    found = [obj] if isinstance(obj, types.FunctionType) else []
+    for attr in ("__wrapped__", "fun", "__func__"):
+        try:
+            inner = getattr(obj, attr, None)
+        except Exception:
+            inner = None
+        if inner is not None and inner is not obj:
+            found += _functions_behind(inner, depth + 1)
+    # jnp.ufunc（jnp.logaddexp 等）：真正的计算函数存在私有的 __static_props 里；JAX 改了它，只是少拦一些
+    props = getattr(obj, "_ufunc__static_props", None)
+    if isinstance(props, dict):
+        for value in props.values():
+            found += _functions_behind(value, depth + 1)
+    return found
+
+
+def _from_learner(frame) -> bool:
+    """跳过变换和包装，看把这个函数交进来（调用它）的是不是库以外的代码（notebook、学习者的模块）。"""
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+                                 or any(p in frame.f_code.co_filename for p in _PASS_THROUGH)):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    path = frame.f_code.co_filename
+    return not path.startswith(_LIBRARY)
+
+
+def _on_start(code, offset):
+    entries = _watched.get(code)
+    if not entries:
+        return None
+    frame = sys._getframe(1)  # 刚开始执行的被盯函数
+    local = frame.f_locals
+    for cells, name in entries:
+        if all(local.get(k) is v for k, v in cells.items()) and _from_learner(frame.f_back):
+            from .checks import ForbiddenCall
+
+            raise ForbiddenCall(f"练习的限制不允许用 {name}")
+    return None
+
+
+@contextmanager
+def watching(targets: list[tuple[str, object]]):
+    """with 块里，学习者的代码一调用 targets（(名字, 函数对象)）背后的任何 Python 函数就抛 ForbiddenCall。
+    Python < 3.12 没有 sys.monitoring：什么也不做（引用照样换掉）。"""
+    monitoring = getattr(sys, "monitoring", None)
+    added = []
+    if monitoring is not None:
+        if not _tool:
+            free = [i for i in range(6) if monitoring.get_tool(i) is None]
+            if free:
+                monitoring.use_tool_id(free[-1], "jaxcourse.forbid")
+                monitoring.register_callback(free[-1], monitoring.events.PY_START, _on_start)
+                _tool.append(free[-1])
+        if _tool:
+            for name, obj in targets:
+                for fn in _functions_behind(obj):
+                    cells = {}
+                    for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                        try:
+                            cells[var] = cell.cell_contents
+                        except ValueError:
+                            pass
+                    entry = (cells, name)
+                    _watched.setdefault(fn.__code__, []).append(entry)
+                    added.append((fn.__code__, entry))
+                    monitoring.set_local_events(_tool[0], fn.__code__, monitoring.events.PY_START)
+    try:
+        yield
+    finally:
+        for code, entry in added:
+            _watched[code].remove(entry)
+            if not _watched[code]:
+                del _watched[code]
+                monitoring.set_local_events(_tool[0], code, 0)
+        if _tool and not _watched:
+            monitoring.register_callback(_tool[0], monitoring.events.PY_START, None)
+            monitoring.free_tool_id(_tool.pop())
