@@ -234,3 +234,39 @@ def test_host_callbacks_finds_numpy_work_hidden_in_a_program():
     assert jaxcourse.host_callbacks(on_host, x) == {"pure_callback"}
     assert jaxcourse.host_callbacks(nested, x) == {"pure_callback"}     # inside cond inside jit
     assert jaxcourse.host_callbacks(printed, x) == set() and jaxcourse.host_callbacks(jnp.cumsum, x) == set()
+
+
+def test_depends_on_takes_a_predicate_to_pick_single_equations():
+    """2.4's question: is the (M, N) cross term really a matrix product? Only the matching dot_general is nudged."""
+    a, b = jnp.ones((4, 3)), jnp.arange(15.0).reshape(5, 3)
+    cross = lambda u, v: (u * u).sum(1)[:, None] + (v * v).sum(1)[None] - 2 * u @ v.T   # noqa: E731
+    decoy = lambda u, v: cross(u, v) + 0 * jnp.ones(4) @ jnp.ones((4, 5))                # noqa: E731
+    broadcast = lambda u, v: ((u[:, None] - v[None]) ** 2).sum(-1) + 0 * jnp.ones(4) @ jnp.ones((4, 5))  # noqa: E731
+    mn = lambda e: e.primitive.name == "dot_general" and e.outvars[0].aval.shape == (4, 5)  # noqa: E731
+    assert jnp.allclose(cross(a, b), broadcast(a, b), atol=1e-4)
+    assert jaxcourse.depends_on(cross, (a, b), mn) and jaxcourse.depends_on(decoy, (a, b), mn)
+    assert not jaxcourse.depends_on(broadcast, (a, b), mn)         # the only (4, 5) product is multiplied by 0
+    assert jaxcourse.depends_on(broadcast, (a, b), {"dot_general"}) is False
+
+
+def test_collectives_reads_the_compiled_program():
+    text = """ENTRY %main (p: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0)
+  %ag = (f32[8]{0}, f32[16]{0}) all-gather-start(f32[8]{0} %p), dimensions={0}
+  %d = f32[16]{0} all-gather-done(%ag)
+  ROOT %s = f32[8]{0} slice(f32[16]{0} %d), slice={[0:8]}
+}"""
+    assert jaxcourse.collectives(text) == {"all-gather"}
+    assert jaxcourse.collectives(jax.jit(lambda x: x * 2).lower(jnp.ones(3)).compile().as_text()) == set()
+
+
+def test_forbid_reaches_c_functions_through_the_librarys_other_modules():
+    """A NumPy ufunc has no Python code to watch; forbid swaps every module attribute of NumPy that points to it."""
+    import numpy as np
+    from numpy._core import umath   # where NumPy defines logaddexp; a learner could call it from here
+
+    assert umath.logaddexp is np.logaddexp
+    with pytest.raises(jaxcourse.ForbiddenCall, match="numpy.logaddexp"):
+        with jaxcourse.forbid("numpy.logaddexp"):
+            umath.logaddexp(0.0, 1.0)
+    assert umath.logaddexp is np.logaddexp and float(np.logaddexp(0.0, 0.0)) == pytest.approx(np.log(2.0))

@@ -20,6 +20,17 @@ def all_ops(hlo_text: str) -> set[str]:
     return set(re.findall(_OP, hlo_text, re.M))
 
 
+_COLLECTIVES = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "ragged-all-to-all",
+                "collective-permute", "collective-broadcast", "send", "recv"}
+
+
+def collectives(hlo_text: str) -> set[str]:
+    """编译后的程序里真正有的集合通信（all-reduce、all-gather……；异步版本去掉 -start / -done）。
+    jaxpr 里看着只是逐元素运算的写法（带 out_sharding= 的 broadcast_in_dim 之类）也可能编译出 all-gather：
+    “不在设备之间挪动数据”要按编译后的程序查。"""
+    return {op.removesuffix("-start").removesuffix("-done") for op in all_ops(hlo_text)} & _COLLECTIVES
+
+
 def ynn_fusion_bodies(hlo_text: str) -> list[str]:
     """被 `"kind":"__ynn_fusion"` 的融合调用的那些融合计算的正文（XLA CPU 后端的 YNNPACK 融合）。"""
     bodies = {m.group(1): m.group(0) for m in re.finditer(r"(?ms)^%([\w.\-]+) \(.*?^}", hlo_text)}

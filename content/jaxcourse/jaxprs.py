@@ -60,8 +60,16 @@ def _subjaxprs(eqn):
     return [getattr(s, "jaxpr", s) for s in jaxprs_in_params(eqn.params)]
 
 
-def _contains(jaxpr, prims) -> bool:
-    return any(eqn.primitive.name in prims for eqn in all_eqns(jaxpr))
+def _contains(jaxpr, match) -> bool:
+    return any(match(eqn) for eqn in all_eqns(jaxpr))
+
+
+def _matcher(prims):
+    """原语名的集合 → “这条方程是不是它们之一”；本来就是判断函数（eqn → bool）的，原样返回。"""
+    if callable(prims):
+        return prims
+    names = frozenset(prims)
+    return lambda eqn: eqn.primitive.name in names
 
 
 def _call_body(eqn):
@@ -87,8 +95,8 @@ def _nudge(value):
     return value
 
 
-def _eval(jaxpr, consts, args, prims):
-    """像 eval_jaxpr 一样求值，但 prims 里的原语（或函数体里含有它们的 while/scan/cond/shard_map 等）的浮点输出被改掉。"""
+def _eval(jaxpr, consts, args, match):
+    """像 eval_jaxpr 一样求值，但 match 选中的方程（或函数体里含有它们的 while/scan/cond/shard_map 等）的浮点输出被改掉。"""
     from jax.extend.core import Literal
 
     env = {}
@@ -97,15 +105,15 @@ def _eval(jaxpr, consts, args, prims):
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
-        hit = eqn.primitive.name in prims
+        hit = match(eqn)
         call = None if hit else _call_body(eqn)
-        if call is not None and _contains(call[0], prims):
-            outs = _eval(call[0], call[1], invals, prims)  # 包装：进去，只改里面那个原语
+        if call is not None and _contains(call[0], match):
+            outs = _eval(call[0], call[1], invals, match)  # 包装：进去，只改里面那个原语
         else:
             with eqn.ctx.manager:
                 outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(eqn.params))
             outs = list(outs) if eqn.primitive.multiple_results else [outs]
-            if hit or any(_contains(s, prims) for s in _subjaxprs(eqn)):
+            if hit or any(_contains(s, match) for s in _subjaxprs(eqn)):
                 outs = [_nudge(o) for o in outs]
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
@@ -117,14 +125,16 @@ def depends_on(fn, args, prims) -> bool:
     做法：把这些原语的浮点输出改成别的值再算一遍，看结果变不变。只调用一下、结果却丢掉（`dummy * 0 + 公式`、
     `where(False, dummy, 公式)`、算了不用）的答案，结果不变，返回 False。jit、custom_jvp 这类包装会进去看；
     原语藏在 while/scan/cond/shard_map 的函数体里时，改的是整条 while/scan/... 的输出。
+    prims 也可以是判断函数（eqn → bool），只改选中的那几条方程，例如只改输出形状为 (M, N) 的 dot_general：
+    `depends_on(f, args, lambda e: e.primitive.name == "dot_general" and e.outvars[0].aval.shape == (M, N))`。
     """
     import jax
     import numpy as np
 
     closed = jax.make_jaxpr(fn)(*args)
     flat = jax.tree_util.tree_leaves(args)
-    plain = _eval(closed.jaxpr, closed.consts, flat, set())
-    nudged = _eval(closed.jaxpr, closed.consts, flat, set(prims))
+    plain = _eval(closed.jaxpr, closed.consts, flat, _matcher(()))
+    nudged = _eval(closed.jaxpr, closed.consts, flat, _matcher(prims))
     for a, b in zip(plain, nudged):
         if hasattr(a, "dtype") and jax.dtypes.issubdtype(a.dtype, jax.dtypes.prng_key):
             a, b = jax.random.key_data(a), jax.random.key_data(b)

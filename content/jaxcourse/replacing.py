@@ -2,6 +2,7 @@
 
 换两处：
 1. 引用：模块属性，以及 notebook 里指向同一个函数的名字、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素；
+   C 实现的函数（numpy 的 ufunc）和类没有 Python 代码可盯，同一个库里指向它的其他模块属性也换掉；
 2. 代码（只用于 forbid）：用 sys.monitoring 盯住函数的代码对象。不管学习者从哪个别名、partial、元组、绑定方法、
    内部模块路径拿到它，只要是学习者的代码（经过 jit、vmap、tree.map 这类变换）调用了它，就报错；
    库里别的函数在内部调用它不算（jnp.linalg.inv 内部调用 solve，禁用 solve 时 inv 照常能用）。
@@ -55,6 +56,8 @@ def swapping(pairs: list[tuple[str, object]], namespaces: list[dict]):
             setattr(owner, attr, replacement)
             for ns in namespaces:
                 saved.extend(_swap_references(ns, original, replacement))
+            if not _functions_behind(original):  # C 实现的函数、类：盯不住代码，同一个库里指向它的别的模块属性也换掉
+                saved.extend(_swap_in_library(name.split(".")[0], original, replacement))
         jax.clear_caches()  # 已经编译过的答案要重新追踪，才会走到替身
         yield
     finally:
@@ -78,6 +81,22 @@ def replaced(name: str, make):
     replacement = make(getattr(owner, attr))
     with swapping([(name, replacement)], notebook_namespaces(2)):
         yield replacement
+
+
+def _swap_in_library(root: str, original, replacement) -> list[tuple]:
+    """已导入的 root 包（"numpy"、"jax"）的各个模块里，指向 original 的属性（定义它的内部模块等）换成 replacement。"""
+    swapped = []
+    for module_name, module in list(sys.modules.items()):
+        if module is None or module_name.split(".")[0] != root:
+            continue
+        space = getattr(module, "__dict__", None)
+        if not isinstance(space, dict):
+            continue
+        for key, value in list(space.items()):
+            if value is original:
+                swapped.append((space, key, original))
+                space[key] = replacement
+    return swapped
 
 
 def _swap_references(ns: dict, original, replacement) -> list[tuple]:
