@@ -18,13 +18,20 @@ from pathlib import Path
 #: a quiet headless chromium: no first-run work, no background traffic competing with the page
 CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-INSTALL_HINT = ("Debian's chromium is not installed: sudo apt-get install chromium fonts-noto-cjk "
-                "(never 'playwright install')")
+INSTALL_HINT = ("no chromium found: sudo apt-get install chromium, or set VERIFY_BROWSER to a Chromium/Chrome "
+                "binary (never 'playwright install'; the CJK font comes from the pinned Python packages)")
 
 
 def chromium() -> str | None:
-    """Path of Debian's chromium, or None."""
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    """Path of the browser for the tests, or None: $VERIFY_BROWSER when set (GitHub's runners have Google
+    Chrome, not Debian's chromium), else Debian's chromium, else a Chrome on PATH."""
+    chosen = os.environ.get("VERIFY_BROWSER")
+    if chosen:
+        return shutil.which(chosen)
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
 
 
 def chapter_url(base: str, chapter: str) -> str:

@@ -70,7 +70,7 @@ def test_refresh_workflow_runs_notebook_code_without_write_access_and_proposes_i
     assert "./dev setup" in runs and "tools/propose_refresh.py" in runs
     assert any(step.get("uses", "").startswith("actions/upload-artifact@") for step in refresh["steps"])
     assert propose["needs"] == "refresh" and "changed == 'true'" in propose["if"]
-    assert propose["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert propose["permissions"] == {"actions": "write", "contents": "write", "pull-requests": "write"}
     pr_runs = "\n".join(step.get("run", "") for step in propose["steps"])
     assert "./dev" not in pr_runs and "python" not in pr_runs and "tools/" not in pr_runs  # runs no notebook code
     assert "git apply --index" in pr_runs and "gh pr create" in pr_runs and "gh pr edit" in pr_runs
@@ -132,6 +132,8 @@ def test_propose_job_pushes_the_branch_and_opens_or_updates_one_pull_request(tmp
                            capture_output=True, text=True)
     assert shown.stdout == "new\n"
     assert "gh pr create --base main --head refresh/outputs --title Refresh saved outputs on the pinned JAX" in log
+    # a push with GITHUB_TOKEN starts no workflow; the dispatch does, so the pull request gets the usual checks
+    assert "gh workflow run notebooks.yml --ref refresh/outputs -f check=verify" in log
     _, log, _ = _propose_script(tmp_path / "again", NOTEBOOK_PATCH, open_prs="1")
     assert "gh pr edit refresh/outputs" in log and "pr create" not in log
 
@@ -152,3 +154,29 @@ def test_notebooks_workflow_verifies_as_on_two_older_cpus():
     assert set(job["strategy"]["matrix"]["isa"]) >= {"AVX2", "AVX"} and job["permissions"] == {"contents": "read"}
     runs = "\n".join(step.get("run", "") for step in job["steps"])
     assert "./dev setup" in runs and "tools/run_all.py --cpu-isa" in runs and "--refresh" not in runs
+
+
+def test_ci_cannot_pass_with_the_browser_tests_skipped():
+    """The verify job requires the browser tests (they fail, not skip, without a browser) and names the
+    runner's browser; a dispatch with check=verify (the refresh branch) runs the same jobs as a push."""
+    import yaml
+
+    flow = yaml.safe_load((ROOT / ".github" / "workflows" / "notebooks.yml").read_text())
+    verify = flow["jobs"]["verify"]
+    test_step = next(step for step in verify["steps"] if "./dev test" in step.get("run", ""))
+    assert test_step["env"]["VERIFY_REQUIRE_BROWSER"] == "1" and test_step["env"]["VERIFY_BROWSER"]
+    choice = flow[True]["workflow_dispatch"]["inputs"]["check"]
+    assert set(choice["options"]) == {"verify", "newest-jax"}
+    for name in ("verify", "other-cpu"):
+        assert "inputs.check == 'verify'" in flow["jobs"][name]["if"]
+    assert "inputs.check == 'newest-jax'" in flow["jobs"]["newest-jax"]["if"]
+    assert "VERIFY_REQUIRE_BROWSER=1" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_dependabot_watches_the_pinned_actions_and_python_pins_but_not_jax():
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".github" / "dependabot.yml").read_text())
+    updates = {u["package-ecosystem"]: u for u in config["updates"]}
+    assert set(updates) == {"github-actions", "pip"}
+    assert {"jax", "jaxlib"} <= {rule["dependency-name"] for rule in updates["pip"]["ignore"]}
