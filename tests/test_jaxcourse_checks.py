@@ -270,3 +270,14 @@ def test_forbid_reaches_c_functions_through_the_librarys_other_modules():
         with jaxcourse.forbid("numpy.logaddexp"):
             umath.logaddexp(0.0, 1.0)
     assert umath.logaddexp is np.logaddexp and float(np.logaddexp(0.0, 0.0)) == pytest.approx(np.log(2.0))
+
+
+def test_around_follows_the_data_past_a_shard_map():
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((1,), ("x",))
+    v = jnp.arange(8.0)
+    double_in = lambda u: jax.shard_map(lambda b: 2.0 * b, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(u)  # noqa: E731
+    assert jaxcourse.around(double_in, (v,)) == (set(), set())
+    assert jaxcourse.around(lambda u: 2.0 * u, (v,)) == ({"mul"}, set())                    # done before, outside
+    assert jaxcourse.around(jax.jit(lambda u: double_in(u).sum()), (v,)) == (set(), {"reduce_sum"})   # after

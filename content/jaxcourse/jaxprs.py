@@ -164,6 +164,41 @@ def split_at(fn, args, prim: str):
     return outside, inside, count
 
 
+def around(fn, args, prim: str = "shard_map"):
+    """顺着数据流看 prim（如 "shard_map"）外面做了什么：返回（作用在输入或由输入变来的值上的原语名，
+    作用在 prim 的结果上的原语名）。jit 之类的包装会进去看，prim 的函数体不看。
+
+    练习要求“计算在 shard_map 里做”时用它：外面只许改形状，不许先把结果算好（第一个集合），
+    或者拿到结果后再补算（第二个集合）。
+    """
+    import jax
+    from jax.extend.core import Literal
+
+    before, after = set(), set()
+
+    def walk(jaxpr, tags):  # tags：变量 → {"in"}（来自输入）/ {"out"}（来自 prim 的结果）
+        get = lambda v: set() if isinstance(v, Literal) else tags.get(v, set())  # noqa: E731
+        for eqn in jaxpr.eqns:
+            got = set().union(*(get(v) for v in eqn.invars))
+            call = _call_body(eqn)
+            if eqn.primitive.name == prim:
+                outs = [{"out"}] * len(eqn.outvars)
+            elif call is not None:
+                outs = walk(call[0], {b: get(v) for b, v in zip(call[0].invars, eqn.invars)})  # 包装：进去看
+            else:
+                if "in" in got:
+                    before.add(eqn.primitive.name)
+                if "out" in got:
+                    after.add(eqn.primitive.name)
+                outs = [got] * len(eqn.outvars)
+            tags.update(zip(eqn.outvars, outs))
+        return [get(v) for v in jaxpr.outvars]
+
+    top = jax.make_jaxpr(fn)(*args).jaxpr
+    walk(top, {v: {"in"} for v in top.invars})
+    return before, after
+
+
 def value_part(fn, *args):
     """只留下 fn(*args) 的结果用得到的那些方程（去掉顶层的死代码），返回按它求值的函数（fn 只有一个输出）。
 
