@@ -273,10 +273,10 @@ def test_forbid_reaches_c_functions_through_the_librarys_other_modules():
 
 
 def test_around_follows_the_data_past_a_shard_map():
-    from jax.sharding import PartitionSpec as P
+    from jax.sharding import NamedSharding, PartitionSpec as P
 
     mesh = jax.make_mesh((1,), ("x",))
-    v = jnp.arange(8.0)
+    v = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P("x")))
     double_in = lambda u: jax.shard_map(lambda b: 2.0 * b, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(u)  # noqa: E731
     assert jaxcourse.around(double_in, (v,)) == (set(), set())
     assert jaxcourse.around(lambda u: 2.0 * u, (v,)) == ({"mul"}, set())                    # done before, outside
