@@ -88,7 +88,8 @@ def forbid(*names: str):
 
     两道关（见 replacing.py）：换掉模块属性和 notebook 里指向同一个函数的引用（`from jax.nn import logsumexp`
     之后的 `logsumexp`、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素）；再盯住函数的代码，
-    学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下，库里别的函数在内部调用它不算。
+    学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下。库里别的函数经由内部路径
+    调用它不算；经由公开的模块属性调用它的（optax 调用 jax.nn.log_softmax）会被拦下，要禁的是这类库函数时把它们也列上。
     进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。

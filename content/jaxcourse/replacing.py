@@ -5,7 +5,8 @@
    C 实现的函数（numpy 的 ufunc）和类没有 Python 代码可盯，同一个库里指向它的其他模块属性也换掉；
 2. 代码（只用于 forbid）：用 sys.monitoring 盯住函数的代码对象。不管学习者从哪个别名、partial、元组、绑定方法、
    内部模块路径拿到它，只要是学习者的代码（经过 jit、vmap、tree.map 这类变换）调用了它，就报错；
-   库里别的函数在内部调用它不算（jnp.linalg.inv 内部调用 solve，禁用 solve 时 inv 照常能用）。
+   库里别的函数经由内部路径调用它不算（jnp.linalg.inv 内部调用 solve，禁用 solve 时 inv 照常能用）；
+   经由公开的模块属性调用它的库函数（optax 调用 jax.nn.log_softmax）会被拦下，因为第 1 步换掉了那个属性。
 """
 
 from __future__ import annotations
