@@ -281,3 +281,18 @@ def test_around_follows_the_data_past_a_shard_map():
     assert jaxcourse.around(double_in, (v,)) == (set(), set())
     assert jaxcourse.around(lambda u: 2.0 * u, (v,)) == ({"mul"}, set())                    # done before, outside
     assert jaxcourse.around(jax.jit(lambda u: double_in(u).sum()), (v,)) == (set(), {"reduce_sum"})   # after
+
+
+def test_has_upper_bound_sees_a_bound_on_a_symbolic_dimension_even_after_a_round_trip():
+    from jax import export
+
+    def exported(spec):
+        b, = export.symbolic_shape(spec[0], constraints=spec[1])
+        exp = export.export(jax.jit(lambda x: x.sum(axis=1)))(jax.ShapeDtypeStruct((b, 3), jnp.float32))
+        return exp, export.deserialize(exp.serialize())
+
+    for exp in exported(("b", ())):
+        assert not jaxcourse.has_upper_bound(exp)
+    for exp in exported(("b", ("b <= 1000",))):
+        assert jaxcourse.has_upper_bound(exp)
+    assert not jaxcourse.has_upper_bound(exported(("b", ("b >= 2",)))[1])   # a lower bound is not an upper one

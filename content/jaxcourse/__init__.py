@@ -11,6 +11,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
 - depends_on：结果是否真的由某个原语算出来（把它的输出改掉再算一遍），识破“调用了但结果没用上”的答案
 - entry_ops / all_ops / collectives / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
+- has_upper_bound：jax.export 的导出件有没有给符号维度加上限（进阶 09）
 - printed_lines：运行一段代码，等调试回调执行完，返回它打印的各行
 - count_compiles：统计一段代码里某个函数被 XLA 编译了几次
 - compile_budget：编译预算，超出次数就报错并说明什么重新编译了、为什么
@@ -29,6 +30,7 @@ from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfche
 from .replacing import replaced
 from .capture import printed_lines
 from .compiles import count_compiles
+from .exports import has_upper_bound
 from .hlo import all_ops, collectives, entry_ops, where_is_w, ynn_fusion_bodies
 from .jaxprs import (all_eqns, around, depends_on, host_callbacks, jaxpr_size, loop_free, primitive_names, same_size,
                      split_at, value_part)
@@ -54,6 +56,7 @@ __all__ = [
     "expect_warning",
     "figure",
     "forbid",
+    "has_upper_bound",
     "host_callbacks",
     "ForbiddenCall",
     "in_browser",
