@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from verify.cells import is_code, source_text
 from verify.compare import output_text
 from verify.contract import parse_chapter
+from verify.kernels import KERNEL_ARGUMENTS
 from verify.notebook_io import load_notebook
 
 from .structure import Problem, chapter_paths
@@ -45,7 +46,7 @@ class _Session:
     def __init__(self, nb, path: Path, timeout: float) -> None:
         self.nb = nb
         self.client = NotebookClient(nb, kernel_name="jax-study", timeout=timeout, allow_errors=True,
-                                     record_timing=False, shutdown_kernel="immediate",
+                                     extra_arguments=KERNEL_ARGUMENTS, record_timing=False, shutdown_kernel="immediate",
                                      resources={"metadata": {"path": str(path.parent.resolve())}})
 
     def run(self, source: str) -> str:

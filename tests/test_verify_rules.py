@@ -201,3 +201,18 @@ def test_a_markdown_only_notebook_passes_without_starting_a_kernel(tmp_path, mon
     monkeypatch.setattr(execute.NotebookClient, "execute", lambda self, **kw: started.append(1))
     result = execute.run_notebook(path)
     assert result.status == "passed" and not started
+
+
+def test_kernels_run_without_ipython_history(tmp_path):
+    """Several kernels at once share IPython's history database; a locked database prints a warning into a
+    cell's output. The tools start kernels with history off: the kernel's history manager is disabled."""
+    import nbformat
+
+    from verify import execute
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(get_ipython().history_manager.enabled)")])
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, path)
+    result = execute.run_notebook(path, refresh=True)
+    assert result.status == execute.NB_PASSED, result.message
+    assert nbformat.read(path, as_version=4).cells[0].outputs[0]["text"] == "False\n"

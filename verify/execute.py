@@ -17,7 +17,7 @@ from . import cells as C
 from .cache import provenance, provenance_check, provenance_mismatch
 from .compare import error_name, same_outputs, warnings_in
 from .errors import VerifyError
-from .kernels import ensure_kernel
+from .kernels import KERNEL_ARGUMENTS, ensure_kernel
 from .lite import comparable, lite_outputs
 from .normalize import ANSI, normalize
 from .notebook_io import dumps_notebook, load_notebook, write_atomic
@@ -137,6 +137,7 @@ def run_notebook(
         run_nb,
         timeout=timeout,
         kernel_name=kernel_name,
+        extra_arguments=KERNEL_ARGUMENTS,
         allow_errors=keep_going,
         record_timing=False,
         shutdown_kernel="immediate",
