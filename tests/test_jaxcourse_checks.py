@@ -296,3 +296,13 @@ def test_has_upper_bound_sees_a_bound_on_a_symbolic_dimension_even_after_a_round
     for exp in exported(("b", ("b <= 1000",))):
         assert jaxcourse.has_upper_bound(exp)
     assert not jaxcourse.has_upper_bound(exported(("b", ("b >= 2",)))[1])   # a lower bound is not an upper one
+
+
+def test_opaque_calls_names_what_a_jaxpr_check_cannot_look_into():
+    from jax import export
+
+    hidden = export.export(jax.jit(lambda v: jnp.sqrt(v)))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    x = jnp.arange(1.0, 4.0)
+    assert "sqrt" not in jaxcourse.primitive_names(hidden.call, x)        # the export hides its body
+    assert jaxcourse.opaque_calls(hidden.call, x) == {"call_exported"}
+    assert jaxcourse.opaque_calls(jax.jit(jnp.sqrt), x) == set()

@@ -7,7 +7,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数：换掉各处引用，并盯住函数的代码，别名、partial 也躲不过）
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
-- all_eqns / jaxpr_size / primitive_names / host_callbacks / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
+- all_eqns / jaxpr_size / primitive_names / host_callbacks / opaque_calls / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
 - depends_on：结果是否真的由某个原语算出来（把它的输出改掉再算一遍），识破“调用了但结果没用上”的答案
 - entry_ops / all_ops / collectives / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
@@ -32,8 +32,8 @@ from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
 from .hlo import all_ops, collectives, entry_ops, where_is_w, ynn_fusion_bodies
-from .jaxprs import (all_eqns, around, depends_on, host_callbacks, jaxpr_size, loop_free, primitive_names, same_size,
-                     split_at, value_part)
+from .jaxprs import (all_eqns, around, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls, primitive_names,
+                     same_size, split_at, value_part)
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
@@ -62,6 +62,7 @@ __all__ = [
     "in_browser",
     "jaxpr_size",
     "loop_free",
+    "opaque_calls",
     "primitive_names",
     "printed_lines",
     "platform_info",

@@ -42,6 +42,16 @@ def host_callbacks(fn, *args) -> set[str]:
     return {name for name in primitive_names(fn, *args) if name.endswith("callback") and name != "debug_callback"}
 
 
+#: 看不进去的原语：它们的计算不在 jaxpr 里（导出件的 StableHLO、FFI 的 C++），查原语、循环、回调的检查对它们都是瞎的
+OPAQUE = frozenset({"call_exported", "ffi_call"})
+
+
+def opaque_calls(fn, *args) -> set[str]:
+    """fn(*args) 的程序里，jaxpr 层面的检查看不见里面的原语：主机回调（host_callbacks），以及 jax.export 的
+    导出件（call_exported）、FFI 算子（ffi_call）。练习的限制靠查 jaxpr 执行时，先要求程序里没有它们。"""
+    return host_callbacks(fn, *args) | (primitive_names(fn, *args) & OPAQUE)
+
+
 def same_size(program, sizes=(2, 7)) -> bool:
     """program(n) 是问题规模为 n 时的 jaxpr：规模变了程序长度（含子 jaxpr 的方程数）不变，说明循环没有在追踪时展开
     （scan / while 算一条方程，可以有）。"""
