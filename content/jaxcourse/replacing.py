@@ -166,7 +166,7 @@ _PASS_THROUGH = tuple(os.path.join("jax", "_src", p) for p in (
 _LIBRARY = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
                  | {os.path.dirname(os.path.abspath(__file__))})
 
-_watched: dict[types.CodeType, list[tuple[dict, str]]] = {}  # 代码对象 → [(它的闭包变量, 禁用时的名字)]
+_watched: dict[types.CodeType, list[tuple[dict, str]]] = {}  # 代码对象 → 列表，每项是（它的闭包变量，禁用时的名字）
 _tool: list[int] = []                                        # 占用的 sys.monitoring 工具编号
 
 
