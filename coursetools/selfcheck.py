@@ -57,6 +57,21 @@ class _Session:
         finally:
             self.nb.cells.pop()
 
+    def run_chapter(self) -> None:
+        """Every code cell of the chapter, in order (the state the self-checks run in)."""
+        for i, cell in enumerate(self.nb.cells):
+            if is_code(cell):
+                self.client.execute_cell(cell, i)
+
+    def forget(self, ex) -> None:
+        """Remove the names the exercise asks for (the state of an empty ✍️ 作答区)."""
+        self.run(f"for _n in {ex.names!r}:\n    globals().pop(_n, None)")
+
+    def judge(self, ex, answer: str) -> tuple[str, str]:
+        """Forget the exercise's names, run answer, then its 🧪 自检: (what the answer printed, what the check printed)."""
+        self.forget(ex)
+        return self.run(answer), self.run(source_text(self.nb.cells[ex.check]))
+
 
 def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
     """All self-check problems of one chapter."""
@@ -73,33 +88,26 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
         return problems
     session = _Session(nb, path, timeout)
     with session.client.setup_kernel():
-        for i, cell in enumerate(cells):
-            if is_code(cell):
-                session.client.execute_cell(cell, i)
+        session.run_chapter()
         for ex in exercises:
             check_src = source_text(cells[ex.check])
             ref_src = source_text(cells[ex.reference])
-            reset = f"for _n in {ex.names!r}:\n    globals().pop(_n, None)"
             shipped = output_text(cells[ex.check].get("outputs", []))
             if PENDING not in shipped:
                 add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
-            session.run(reset)
-            ref_out = session.run(ref_src)
-            got = session.run(check_src)
+            ref_out, got = session.judge(ex, ref_src)
             if PASS not in got:
                 add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
             outputs = [shipped, got]
             for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
-                session.run(reset)
-                session.run(wrong)
-                got = session.run(check_src)
+                got = session.judge(ex, wrong)[1]
                 outputs.append(got)
                 if PASS in got:
                     add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
             for line in answer_lines(ref_src):
                 if line in check_src or any(line in o for o in outputs):
                     add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")
-            session.run(reset)
+            session.forget(ex)
     return problems
 
 
@@ -114,18 +122,12 @@ def try_answers(path: Path, exercise: str, answers: list[str], timeout: float = 
         known = ", ".join(sorted(exercises)) or "none"
         raise SystemExit(f"ERROR {path} has no exercise {exercise} with a 🧪 自检 cell (it has: {known})")
     ex = exercises[exercise]
-    check_src = source_text(nb.cells[ex.check])
-    reset = f"for _n in {ex.names!r}:\n    globals().pop(_n, None)"
     session = _Session(nb, path, timeout)
     results = []
     with session.client.setup_kernel():
-        for i, cell in enumerate(list(nb.cells)):
-            if is_code(cell):
-                session.client.execute_cell(cell, i)
+        session.run_chapter()
         for answer in answers:
-            session.run(reset)
-            out = session.run(answer)
-            got = session.run(check_src)
+            out, got = session.judge(ex, answer)
             results.append((PASS in got, (out + got).strip()))
     return results
 
