@@ -1,7 +1,7 @@
 """The static reading edition: one HTML page per notebook, the site's default view.
 
 Every notebook under content/ becomes <part>/<name>.html beside JupyterLite's folders; the site root
-index.html is the landing page (it keeps JupyterLite's jupyter-config-data block, which every app
+index.html is the front door, written from landing.md (it keeps JupyterLite's jupyter-config-data block, which every app
 reads from the root page). Pages need no script to read: a course sidebar with both parts, previous /
 next chapter, an in-page table of contents, the saved outputs as saved; course-read.js only adds copy
 buttons, the search box (Pagefind, built by search.py) and the phone menu. Maintainer-only cells
@@ -16,13 +16,16 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
+from string import Template
 
 from verify.cells import MAINTAINER_TAG
 from verify.contract import FOLDED_ANSWER, GENERIC_HEADINGS, PARTS
 
-from . import LANDING, render, stage
+from . import FIRST_CHAPTER, render, stage
 
 CSS = Path(__file__).with_name("reading.css")
+#: the front door's text (markdown; $names are filled in by render_landing)
+LANDING_TEXT = Path(__file__).with_name("landing.md")
 SCRIPT = "course-read.js"
 SITE_TITLE = "中文 JAX 课程"
 H1 = re.compile(r"^# +(.+?)\s*$", re.M)
@@ -101,7 +104,7 @@ def _cell_html(cell: dict, md, env: dict, images, root: str, run_url: str, setup
     return body
 
 
-def _sidebar(pages: list[Page], current: Page, root: str) -> str:
+def _sidebar(pages: list[Page], current: Page | None, root: str) -> str:
     out = ['<nav class="sidebar" id="course-nav" aria-label="课程目录" data-pagefind-ignore>'
            '<label for="nav-toggle" class="close" role="button" tabindex="0" aria-label="关闭课程目录">关闭 ×</label>']
     for part in PARTS:
@@ -145,14 +148,13 @@ def _toc(headings: list[tuple[int, str, str]]) -> str:
             f'<ul>{"".join(items)}</ul></details></aside>')
 
 
-def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_prefix: str, links_cfg: dict,
+def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, links_cfg: dict,
                 images: render.ImageStore, extra_head: str = "", indexed: bool = True) -> str:
     """The whole HTML page of one notebook.
 
-    root: relative URL of the site root from this page ("../" for 入门/x.html, "" for index.html);
-    link_prefix: added to relative notebook links (the root copy of a page in 入门/ needs "入门/")."""
+    root: relative URL of the site root from this page ("../" for 入门/x.html)."""
     part_dir = page.rel.rsplit("/", 1)[0]
-    links = render.Links(part_dir, link_prefix, links_cfg["github"], {p.rel for p in pages})
+    links = render.Links(part_dir, links_cfg["github"], {p.rel for p in pages})
     md = render.markdown_renderer(links)
     env: dict = {}
     run_url = f"{root}notebooks/index.html?path={urllib.parse.quote(page.rel)}"
@@ -170,15 +172,23 @@ def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_pref
                    "在 Colab 中打开</a>"
                    '<span class="note">下面的输出都来自真实的 JAX 0.12.0.1；浏览器里只能运行标了「纯 Python」的单元格。'
                    "</span></div>")
+    article = f'{actions}<article class="notebook">\n{mark_first("".join(cells))}\n</article>\n'
+    return _shell(page.title, root, article + _pager(pages, page, root), _sidebar(pages, page, root),
+                  toc=_toc(env.get("headings", [])), extra_head=extra_head, indexed=indexed)
+
+
+def _shell(title: str, root: str, main: str, sidebar: str, *, toc: str = "", extra_head: str = "",
+           indexed: bool = True) -> str:
+    """The page around `main`: header with search, the course sidebar, the table of contents."""
     body_attr = " data-pagefind-body" if indexed else ""
-    article = mark_first("".join(cells))
     css = CSS.read_text(encoding="utf-8") + render.pygments_css()
+    head_title = SITE_TITLE if title == SITE_TITLE else f"{html.escape(title)} · {SITE_TITLE}"
     return f"""<!doctype html>
 <html lang="zh-CN">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(page.title)} · {SITE_TITLE}</title>
+<title>{head_title}</title>
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="{root}static/favicons/favicon.ico">
 <style>
@@ -194,14 +204,10 @@ def render_page(page: Page, nb: dict, pages: list[Page], *, root: str, link_pref
 <div class="search" role="search"><input id="search" type="search" placeholder="搜索课程(中文或 API 名)" aria-label="搜索课程" autocomplete="off"><div id="search-results" class="search-results" hidden></div></div>
 </header>
 <div class="layout">
-{_sidebar(pages, page, root)}
-{_toc(env.get("headings", []))}
+{sidebar}
+{toc}
 <main id="main"{body_attr}>
-{actions}<article class="notebook">
-{article}
-</article>
-{_pager(pages, page, root)}
-</main>
+{main}</main>
 </div>
 </body>
 </html>
@@ -228,6 +234,40 @@ def config_block(jupyterlite_index: str) -> str:
     return m.group(0) + "\n"
 
 
+def render_landing(pages: list[Page], content: Path, links_cfg: dict, *, extra_head: str = "") -> str:
+    """The site root: what the course is, for whom, three ways in, and both parts' chapters."""
+    links = render.Links("", links_cfg["github"], {p.rel for p in pages})
+    repo = links_cfg["repository"]
+    first = json.loads((content / FIRST_CHAPTER).read_text(encoding="utf-8"))
+    lite = next((c.get("id") for c in first.get("cells", []) if "lite" in c.get("metadata", {}).get("tags", [])), None)
+    lite_url = f"notebooks/index.html?path={urllib.parse.quote(FIRST_CHAPTER)}" + (f"#cell-{lite}" if lite else "")
+    text = Template(LANDING_TEXT.read_text(encoding="utf-8")).substitute(
+        lite_url=html.escape(lite_url, quote=True), colab_url=stage.colab_url(repo, links_cfg["branch"], FIRST_CHAPTER),
+        clone_url=f"https://github.com/{repo}.git", clone_dir=repo.split("/", 1)[1], parts=_parts_markdown(pages, content))
+    # the lite link is a site URL, not a notebook or repository path: keep it as it is
+    text = re.sub(r"\[([^\]]+)\]\((notebooks/[^)]+)\)", r'<a href="\2">\1</a>', text)
+    body = mark_first(render.markdown_renderer(links).render(text, {}))
+    article = f'<article class="notebook landing"><div class="cell md">\n{body}</div></article>\n'
+    return _shell(SITE_TITLE, "", article, _sidebar(pages, None, ""), extra_head=extra_head, indexed=False)
+
+
+def _parts_markdown(pages: list[Page], content: Path) -> str:
+    """One list per part: each chapter's link and, from its metadata, what it covers."""
+    out = []
+    for part in PARTS:
+        chapters = [p for p in pages if p.rel.startswith(part + "/") and p.chapter]
+        if not chapters:
+            continue
+        numbers = [Path(p.rel).name[:2] for p in chapters]
+        out.append(f"### {part}（第 {int(numbers[0])}–{int(numbers[-1])} 章）\n")
+        for p in chapters:
+            topics = json.loads((content / p.rel).read_text(encoding="utf-8")).get(
+                "metadata", {}).get("course", {}).get("topics", "")
+            out.append(f"- [{p.title}]({p.rel})" + (f"：{topics}" if topics else ""))
+        out.append("")
+    return "\n".join(out)
+
+
 def write_site(content: Path, output: Path, cfg: dict) -> list[Page]:
     """Write every page, the root landing page and the script; returns the pages."""
     pages = course_pages(content)
@@ -237,13 +277,9 @@ def write_site(content: Path, output: Path, cfg: dict) -> list[Page]:
     for page in pages:
         nb = json.loads((content / page.rel).read_text(encoding="utf-8"))
         depth = page.rel.count("/")
-        text = render_page(page, nb, pages, root="../" * depth, link_prefix="", links_cfg=links_cfg, images=images)
+        text = render_page(page, nb, pages, root="../" * depth, links_cfg=links_cfg, images=images)
         _write(output / page.html_path, text)
-        if page.rel == LANDING:
-            part_dir = page.rel.rsplit("/", 1)[0] + "/"
-            landing = render_page(page, nb, pages, root="", link_prefix=part_dir, links_cfg=links_cfg,
-                                  images=images, extra_head=root_config, indexed=False)
-            _write(output / "index.html", landing)
+    _write(output / "index.html", render_landing(pages, content, links_cfg, extra_head=root_config))
     (output / SCRIPT).write_text(Path(__file__).with_name(SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
     icon = output / "static" / "favicons" / "favicon.ico"
     if icon.exists():   # browsers ask for /favicon.ico on their own

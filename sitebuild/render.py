@@ -80,7 +80,6 @@ class Links:
     """Where a page's relative links go: notebooks to their pages, other files to GitHub."""
 
     page_dir: str            # the notebook's folder relative to content/ ("入门")
-    prefix: str = ""         # added to relative page links (the root copy of the landing page: "入门/")
     github: str = ""         # https://github.com/OWNER/NAME/blob/BRANCH/
     known: set = field(default_factory=set)   # notebooks under content/, relative paths
 
@@ -95,8 +94,6 @@ class Links:
         resolved = _normalize(f"{self.page_dir}/{target}" if self.page_dir else target)
         if resolved in self.known:
             page = path[: -len(".ipynb")] + ".html"
-            if self.prefix:   # the root copy of a page: "入门/" + "../进阶/x.html" is just "进阶/x.html"
-                page = _normalize(self.prefix + page)
             return page + (f"#{frag}" if frag else ""), False
         if resolved.startswith("../"):              # README.md, CONTRIBUTING.md, tools/…
             return self.github + urllib.parse.quote(resolved[3:]) + (f"#{frag}" if frag else ""), True

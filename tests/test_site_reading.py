@@ -117,14 +117,36 @@ def test_page_chrome_sidebar_pager_toc_and_run_links(pages):
     # maintainer cells are folded and stay out of the page's table of contents
     landing = _soup(out / next(p for p in written if p.rel == LANDING).html_path)
     assert landing.select("details.maintainer") and not [a for a in landing.select(".toc a") if "维护" in a.get_text()]
-    # the landing page at the site root keeps JupyterLite's config and is not indexed twice
+
+
+def test_the_front_door_says_what_this_is_and_offers_three_ways_in(pages):
+    """The site root is not a copy of 入门 · 总目录: what the course is, for whom, read / lite / real JAX,
+    and every chapter of both parts; known issues and maintenance stay on the index pages and README."""
+    out, written = pages
     root = _soup(out / "index.html")
-    assert root.select_one("script#jupyter-config-data") and not root.select_one("[data-pagefind-body]")
-    assert root.select_one('a[href="入门/01_JAX%E7%AE%80%E4%BB%8B.html"]') or root.select_one('a[href^="入门/01_JAX"]')
+    assert root.select_one("script#jupyter-config-data"), "JupyterLite's apps read their config from the root page"
+    assert not root.select_one("[data-pagefind-body]"), "the front door is not a course page for search"
+    main = root.select_one("main")
+    headings = [h.get_text() for h in main.select("h2")]
+    assert headings[:3] == ["适合谁", "三种学法", "两部分"], headings
+    assert not [h for h in headings if "维护" in h or "已知问题" in h or "自检" in h], headings
+    assert not main.select("details.maintainer, .cell.code") and "正在逐章加入" not in main.get_text()
+    hrefs = [urllib.parse.unquote(a["href"]) for a in main.select("a[href]")]
+    # 1) read here  2) a lite cell of chapter 1 in the browser  3) Colab, or a clone of the configured repository
+    assert "入门/01_JAX简介.html" in hrefs
+    first = json.loads((CONTENT / "入门/01_JAX简介.ipynb").read_text(encoding="utf-8"))
+    lite = next(c["id"] for c in first["cells"] if "lite" in c.get("metadata", {}).get("tags", []))
+    assert f"notebooks/index.html?path=入门/01_JAX简介.ipynb#cell-{lite}" in hrefs
+    assert any(h.startswith("https://colab.research.google.com/github/owner/repo/blob/main/content/入门/01_") for h in hrefs)
+    assert "git clone https://github.com/owner/repo.git\ncd repo\n./dev setup" in main.select_one("pre").get_text()
+    chapters = [p.html_path for p in written if p.chapter]
+    assert len(chapters) >= 20 and all(c in hrefs for c in chapters), set(chapters) - set(hrefs)
+    assert "https://github.com/owner/repo/blob/main/README.md" in hrefs
+    assert root.select_one("h1").get("elementtiming") == reading.FIRST_TEXT and root.select_one("h1").get_text().startswith("中文 JAX 课程")
 
 
 def test_links_math_images_and_maintainer_cells(tmp_path):
-    links = render.Links("入门", "", "https://github.com/o/r/blob/main/", {"入门/02_x.ipynb", "进阶/01_y.ipynb"})
+    links = render.Links("入门", "https://github.com/o/r/blob/main/", {"入门/02_x.ipynb", "进阶/01_y.ipynb"})
     assert links.rewrite("02_x.ipynb#2.1-节") == ("02_x.html#2.1-节", False)
     assert links.rewrite("../进阶/01_y.ipynb") == ("../进阶/01_y.html", False)
     assert links.rewrite("../../README.md#快速开始") == ("https://github.com/o/r/blob/main/README.md#快速开始", True)
@@ -152,7 +174,7 @@ def test_links_math_images_and_maintainer_cells(tmp_path):
 
 
 def test_a_cell_folded_in_jupyterlab_is_folded_on_the_page_with_its_output_shown(tmp_path):
-    md = render.markdown_renderer(render.Links("入门", "", "https://github.com/o/r/blob/main/", set()))
+    md = render.markdown_renderer(render.Links("入门", "https://github.com/o/r/blob/main/", set()))
     images = render.ImageStore(tmp_path / "img")
     cell = {"cell_type": "code", "id": "p", "metadata": {"jupyter": {"source_hidden": True}}, "source": "probe()",
             "outputs": [{"output_type": "stream", "name": "stdout", "text": "结论：能复现\n"}]}
