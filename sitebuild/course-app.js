@@ -12,7 +12,7 @@
 // 3. 需要 JAX 的课程单元格不运行(浏览器里没有 JAX):保存的输出原样留着,旁边显示一行中文说明,
 //    指向本节最近的 lite 单元格(点一下就滚到那一格),并附 Colab 和本地运行的链接。构建时暂存副本
 //    给这些单元格标了 metadata.course.browser = "needs-jax";读者自己新建的单元格照常运行。
-// 4. 读者的副本:读者在本浏览器里保存过某一章时,notebook 顶部标明「这是你的副本」,
+// 4. 读者的副本:读者在本浏览器里保存过改了源码的某一章时,notebook 顶部标明「这是你的副本」,
 //    「恢复原版」把副本另存为「(我的副本 日期)」后重新打开课程原版,什么都不丢。
 // 5. 链接:指向别的章节的链接在同一个标签页里打开静态阅读版的对应小节;本章内的 #小节 链接
 //    滚到那一格;地址里的 #cell-<id>(阅读版的「在浏览器里运行」)打开时滚到那个单元格。
@@ -336,10 +336,26 @@
   }
 
   // ---- 4. 读者的副本 ----
+  // 只运行过单元格、被自动保存过的章节不算副本:某个单元格的源码和课程原版不同,才是读者改过的版本
+  function sourcesOf(nb) {
+    if (typeof nb === "string") { try { nb = JSON.parse(nb); } catch (e) { return null; } }
+    return JSON.stringify(((nb && nb.cells) || []).map(function (c) {
+      return [c.cell_type, Array.isArray(c.source) ? c.source.join("") : String(c.source || "")];
+    }));
+  }
+
+  function editedCopy(path, saved) {
+    if (!saved) return null;
+    var url = siteRoot() + "files/" + path.split("/").map(encodeURIComponent).join("/");
+    return fetch(url).then(function (r) { return r.ok ? r.json() : null; }).then(function (original) {
+      return original && sourcesOf(original) === sourcesOf(saved.content) ? null : saved;
+    }, function () { return saved; });
+  }
+
   function copyBanner(panel) {
     var path = panel.context.path;
     if (!window.courseSavedFile || !window.courseIsDeployed || !window.courseIsDeployed(path)) return;
-    window.courseSavedFile(path).then(function (saved) {
+    window.courseSavedFile(path).then(function (saved) { return editedCopy(path, saved); }).then(function (saved) {
       var old = document.querySelector(".course-copy-banner");
       if (old) old.remove();
       var restored = sessionStorage.getItem("course-restored:" + path);

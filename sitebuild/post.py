@@ -78,6 +78,11 @@ CORE_DOMAINS = {"jupyterlab", "notebook"}
 SETTINGS_FILES = {"all.json", "all_federated.json"}
 
 
+#: files of the JupyterLite app's source tree that its build leaves at the site root
+BUILD_INPUTS = ("package.json", "rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js",
+                "bootstrap.js", "jupyterlite.schema.v0.json")
+
+
 def prune(output: Path) -> int:
     """Delete what a reader's browser never loads; returns bytes freed.
 
@@ -86,12 +91,14 @@ def prune(output: Path) -> int:
       first, and every current browser takes it;
     - the per-plugin schema files under build/schemas/: JupyterLite reads only all.json and
       all_federated.json, which hold every schema;
-    - the 310 KB multi-size favicon (replaced by the 32 KB one).
+    - the 310 KB multi-size favicon (replaced by the 32 KB one);
+    - the app's own build inputs that jupyter lite copies to the root (BUILD_INPUTS): rspack configs,
+      package.json, bootstrap.js (bundled into build/), the settings schema; no page or script loads them.
     Also rewrites api/translations/*.json and build/third-party-licenses.json compactly (same data),
     keeping only the translation domains of the core apps and the installed federated extensions.
     """
     build = output / "build"
-    doomed = [*output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg") for p in build.glob(f"fa-*.{ext}")],
+    doomed = [*(output / name for name in BUILD_INPUTS if (output / name).exists()), *output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg") for p in build.glob(f"fa-*.{ext}")],
               *[p for p in build.glob("fa-*.woff") if p.with_suffix(".woff2").exists()]]
     schemas = build / "schemas"
     if (schemas / "all.json").exists():

@@ -47,7 +47,11 @@ def test_site_in_browser(site, browser):
     staged = site["output"] / "files"
     cells = _code_cells(staged / CHAPTER)
 
-    # 1. landing page: the site root is the static reading page of 00_总目录, read without JupyterLab
+    # 0. the published folder holds no build inputs of the JupyterLite app (the app below still starts)
+    from sitebuild.post import BUILD_INPUTS
+    left = [name for name in BUILD_INPUTS if (site["output"] / name).exists()]
+    assert not left, f"build inputs published with the site: {left}"
+    # 1. landing page: the site root is the static front door (sitebuild/landing.md), read without JupyterLab
     page = ctx.new_page()
     t0 = time.perf_counter()
     page.goto(base)

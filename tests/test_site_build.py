@@ -244,3 +244,54 @@ def test_a_local_build_takes_the_repository_from_a_github_origin(tmp_path, url, 
     subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", url], check=True)
     assert github_remote(tmp_path) == expected
     assert github_remote(tmp_path / "nowhere") is None
+
+
+def test_npm_tarballs_come_from_the_registry_over_https_checked_and_cached_without_node(tmp_path, monkeypatch):
+    """The site build needs no Node.js/npm: a tarball is fetched once from the registry (here a loopback
+    stand-in), its integrity hash checked, and kept; a tampered tarball is refused and nothing is cached."""
+    import base64
+    import hashlib
+    import http.server
+    import threading
+
+    from sitebuild import npm
+
+    good = b"tarball bytes"
+    served = {"/pkg/1.0.0/-/pkg-1.0.0.tgz": good, "/bad/1.0.0/-/bad-1.0.0.tgz": b"tampered"}
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(good).digest()).decode()
+    hits = []
+
+    class Registry(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            name, version = self.path.strip("/").split("/")[:2]
+            if self.path.endswith(".tgz"):
+                body = served[self.path]
+            else:
+                body = json.dumps({"dist": {"tarball": f"{base}/{name}/{version}/-/{name}-{version}.tgz",
+                                            "integrity": integrity}}).encode()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Registry)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("NPM_CONFIG_REGISTRY", base + "/")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-node"))   # neither node nor npm can be found
+    try:
+        cache = tmp_path / "cache"
+        tgz = npm.pack(cache, "pkg", "1.0.0", "the test")
+        assert tgz == cache / "pkg-1.0.0.tgz" and tgz.read_bytes() == good
+        n = len(hits)
+        assert npm.pack(cache, "pkg", "1.0.0", "the test") == tgz and len(hits) == n, "a cached tarball was fetched again"
+        with pytest.raises(SystemExit, match="integrity"):
+            npm.pack(cache, "bad", "1.0.0", "the test")
+        assert sorted(p.name for p in cache.iterdir()) == ["pkg-1.0.0.tgz"]
+    finally:
+        server.shutdown()
+    with pytest.raises(SystemExit, match="needs pkg@1.0.0 from the npm registry"):   # registry gone
+        npm.pack(tmp_path / "other", "pkg", "1.0.0", "the test")

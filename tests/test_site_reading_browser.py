@@ -257,7 +257,8 @@ def test_search_finds_the_section(site, browser, query, where):
 
 
 def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
-    """A saved edit is marked as the reader's copy; 恢复原版 brings the course back and keeps the edit."""
+    """A saved edit is marked as the reader's copy (a save with no source changed is not); 恢复原版 brings the
+    course back and keeps the edit."""
     base = site["base"]
     ctx = browser["fresh"]()
     page = ctx.new_page()
@@ -265,6 +266,12 @@ def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
     page.locator("#course-preview").wait_for(state="detached", timeout=60_000)
     assert page.locator(".course-copy-banner").count() == 0, "the course original is marked as a reader's copy"
+    # saved with no source changed (what autosave does after running cells): still the course's version
+    page.locator(".jp-Notebook .jp-Cell").nth(2).click()
+    page.keyboard.press("Control+s")
+    page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=FIRST_CHAPTER, timeout=15_000)
+    page.wait_for_timeout(1500)
+    assert page.locator(".course-copy-banner").count() == 0, "a save without an edit marks the chapter as the reader's copy"
     cell = page.locator(".jp-Notebook .jp-Cell").nth(2)
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Control+Home")
