@@ -306,3 +306,32 @@ def test_opaque_calls_names_what_a_jaxpr_check_cannot_look_into():
     assert "sqrt" not in jaxcourse.primitive_names(hidden.call, x)        # the export hides its body
     assert jaxcourse.opaque_calls(hidden.call, x) == {"call_exported"}
     assert jaxcourse.opaque_calls(jax.jit(jnp.sqrt), x) == set()
+
+
+def test_same_traced_catches_an_answer_that_is_two_faced_about_tracers():
+    import jax
+    import jax.numpy as jnp
+
+    from jaxcourse import same_traced
+
+    x = jnp.array([1.5, -2.0, jnp.nan])
+
+    def honest(x):
+        return {"s": jnp.cumsum(x), "n": jnp.int32(3), "k": jax.random.key(0)}
+
+    def two_faced(x):   # right values when called directly, another program when traced
+        if isinstance(x, jax.core.Tracer):
+            return {"s": x * 2, "n": jnp.int32(3), "k": jax.random.key(0)}
+        return honest(x)
+
+    def other_dtype(x):
+        return x.astype(jnp.float16) if isinstance(x, jax.core.Tracer) else x
+
+    def other_tree(x):
+        return (x,) if isinstance(x, jax.core.Tracer) else [x]
+
+    assert same_traced(honest, x)               # NaN in the same place counts as equal
+    assert not same_traced(two_faced, x)
+    assert not same_traced(other_dtype, x)
+    assert not same_traced(other_tree, x)
+    assert same_traced(lambda x, n: x[:n] * 2, x, 2, static_argnums=(1,))

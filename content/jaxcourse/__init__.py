@@ -33,7 +33,7 @@ from .compiles import count_compiles
 from .exports import has_upper_bound
 from .hlo import all_ops, collectives, entry_ops, where_is_w, ynn_fusion_bodies
 from .jaxprs import (all_eqns, around, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls, primitive_names,
-                     same_size, split_at, value_part)
+                     same_size, same_traced, split_at, value_part)
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
@@ -72,6 +72,7 @@ __all__ = [
     "replaced",
     "run_python",
     "same_size",
+    "same_traced",
     "split_at",
     "value_part",
     "selfcheck",

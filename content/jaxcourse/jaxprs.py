@@ -227,3 +227,38 @@ def value_part(fn, *args):
             live.update(v for v in eqn.invars if isinstance(v, Var))
     run = jaxpr_as_fun(ClosedJaxpr(closed.jaxpr.replace(eqns=kept[::-1]), closed.consts))
     return lambda *a: run(*a)[0]
+
+
+def same_traced(fn, *args, static_argnums=(), rtol: float = 1e-5, atol: float = 1e-6) -> bool:
+    """直接调用 fn(*args) 和 jax.jit(fn)(*args) 的结果是否相同：pytree 结构、形状、dtype 和数值（NaN 的位置也要相同）。
+
+    自检的数值来自直接调用、限制读自 jaxpr 时，一个按参数是不是 Tracer 走两条路的答案能让两种检查各看到
+    一个程序；把这条放进检查列表，两条路算出的结果就必须一致。容差默认按 float32：jit 会融合运算，末位可能不同。
+    """
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    def leaves(tree):
+        out = []
+        for x in jax.tree.leaves(tree):
+            x = jnp.asarray(x)
+            if jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key):
+                x = jax.random.key_data(x)
+            out.append(x)
+        return out, jax.tree.structure(tree)
+
+    eager, e_tree = leaves(fn(*args))
+    traced, t_tree = leaves(jax.jit(fn, static_argnums=static_argnums)(*args))
+    if e_tree != t_tree:
+        return False
+    for a, b in zip(eager, traced):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        a, b = np.asarray(a), np.asarray(b)
+        if np.issubdtype(a.dtype, np.inexact):
+            if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+                return False
+        elif not np.array_equal(a, b):
+            return False
+    return True
