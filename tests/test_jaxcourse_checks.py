@@ -335,3 +335,27 @@ def test_same_traced_catches_an_answer_that_is_two_faced_about_tracers():
     assert not same_traced(other_dtype, x)
     assert not same_traced(other_tree, x)
     assert same_traced(lambda x, n: x[:n] * 2, x, 2, static_argnums=(1,))
+
+
+def test_counting_sees_calls_through_tuples_partials_and_closures_but_not_library_internals():
+    import functools
+
+    import numpy as np
+
+    ops = (jax.random.split,)                        # held where a reference swap cannot reach
+    split_later = functools.partial(jax.random.split, num=3)
+    key = jax.random.key(0)
+
+    def answer(k):
+        a = ops[0](k)
+        b = split_later(a[0])
+        return np.sqrt(np.float32(4.0)) + jax.random.uniform(b[0])   # uniform calls split inside: not counted
+
+    with jaxcourse.counting("jax.random.split", "numpy.sqrt", "jax.random.uniform") as n:
+        answer(key)
+        jax.jit(answer)(key)                         # the trace counts once per call site
+    assert n == {"jax.random.split": 4, "numpy.sqrt": 2, "jax.random.uniform": 2}, n
+    with jaxcourse.counting("jax.random.split") as n:
+        pass
+    answer(key)                                      # nothing is counted after the block
+    assert n == {"jax.random.split": 0}

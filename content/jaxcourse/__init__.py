@@ -27,7 +27,7 @@ import sys as _sys
 from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
-from .replacing import replaced
+from .replacing import counting, replaced
 from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
@@ -50,6 +50,7 @@ __all__ = [
     "collectives",
     "compile_budget",
     "count_compiles",
+    "counting",
     "depends_on",
     "entry_ops",
     "expect_error",

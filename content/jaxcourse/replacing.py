@@ -3,7 +3,7 @@
 换两处：
 1. 引用：模块属性，以及 notebook 里指向同一个函数的名字、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素；
    C 实现的函数（numpy 的 ufunc）和类没有 Python 代码可盯，同一个库里指向它的其他模块属性也换掉；
-2. 代码（只用于 forbid）：用 sys.monitoring 盯住函数的代码对象。不管学习者从哪个别名、partial、元组、绑定方法、
+2. 代码（forbid 和 counting）：用 sys.monitoring 盯住函数的代码对象。不管学习者从哪个别名、partial、元组、绑定方法、
    内部模块路径拿到它，只要是学习者的代码（经过 jit、vmap、tree.map 这类变换）调用了它，就报错；
    库里别的函数经由内部路径调用它不算（jnp.linalg.inv 内部调用 solve，禁用 solve 时 inv 照常能用）；
    经由公开的模块属性调用它的库函数（optax 调用 jax.nn.log_softmax）会被拦下，因为第 1 步换掉了那个属性。
@@ -166,7 +166,7 @@ _PASS_THROUGH = tuple(os.path.join("jax", "_src", p) for p in (
 _LIBRARY = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
                  | {os.path.dirname(os.path.abspath(__file__))})
 
-_watched: dict[types.CodeType, list[tuple[dict, str]]] = {}  # 代码对象 → 列表，每项是（它的闭包变量，禁用时的名字）
+_watched: dict[types.CodeType, list[tuple]] = {}  # 代码对象 → 列表，每项是（它的闭包变量，名字，学习者调用时做什么）
 _tool: list[int] = []                                        # 占用的 sys.monitoring 工具编号
 
 
@@ -207,18 +207,22 @@ def _on_start(code, offset):
         return None
     frame = sys._getframe(1)  # 刚开始执行的被盯函数
     local = frame.f_locals
-    for cells, name in entries:
+    for cells, name, action in entries:
         if all(local.get(k) is v for k, v in cells.items()) and _from_learner(frame.f_back):
-            from .checks import ForbiddenCall
-
-            raise ForbiddenCall(f"练习的限制不允许用 {name}")
+            action(name)
     return None
 
 
+def _forbidden(name: str):
+    from .checks import ForbiddenCall
+
+    raise ForbiddenCall(f"练习的限制不允许用 {name}")
+
+
 @contextmanager
-def watching(targets: list[tuple[str, object]]):
-    """with 块里，学习者的代码一调用 targets（(名字, 函数对象)）背后的任何 Python 函数就抛 ForbiddenCall。
-    Python < 3.12 没有 sys.monitoring：什么也不做（引用照样换掉）。"""
+def watching(targets: list[tuple[str, object]], action=_forbidden):
+    """with 块里，学习者的代码一调用 targets（(名字, 函数对象)）背后的任何 Python 函数，就执行 action(名字)：
+    默认抛 ForbiddenCall（forbid 用），counting 用它计数。Python < 3.12 没有 sys.monitoring：什么也不做。"""
     monitoring = getattr(sys, "monitoring", None)
     added = []
     if monitoring is not None:
@@ -237,7 +241,7 @@ def watching(targets: list[tuple[str, object]]):
                             cells[var] = cell.cell_contents
                         except ValueError:
                             pass
-                    entry = (cells, name)
+                    entry = (cells, name, action)
                     _watched.setdefault(fn.__code__, []).append(entry)
                     added.append((fn.__code__, entry))
                     monitoring.set_local_events(_tool[0], fn.__code__, monitoring.events.PY_START)
@@ -252,3 +256,36 @@ def watching(targets: list[tuple[str, object]]):
         if _tool and not _watched:
             monitoring.register_callback(_tool[0], monitoring.events.PY_START, None)
             monitoring.free_tool_id(_tool.pop())
+
+
+@contextmanager
+def counting(*names: str):
+    """with 块里数学习者的代码直接调用 names（"模块.名字"）的次数；with 的值是 {名字: 次数} 的字典。
+
+    和 forbid 一样盯住函数的代码对象：经由别名、闭包、partial、元组、绑定方法、内部模块路径调用都算，
+    经过 jit、vmap 这类变换调用也算（追踪时的那一次）；库里别的函数在内部调用它不算。
+    C 实现的函数（numpy 的 ufunc）没有代码可盯：换成数次数的包装（notebook 里的别名一起换）。"""
+    import functools
+
+    counts = {name: 0 for name in names}
+
+    def count(name):
+        counts[name] += 1
+
+    def wrapper(name, original):
+        @functools.wraps(original)
+        def counted(*args, **kwargs):
+            count(name)
+            return original(*args, **kwargs)
+        return counted
+
+    targets, wrapped = [], []
+    for name in names:
+        owner, attr = resolve(name)
+        original = getattr(owner, attr)
+        if _functions_behind(original):
+            targets.append((name, original))
+        else:
+            wrapped.append((name, wrapper(name, original)))
+    with swapping(wrapped, notebook_namespaces(2)), watching(targets, action=count):
+        yield counts
