@@ -45,8 +45,8 @@ def package_version(contents: Path) -> str:
 
 
 def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path = OUTPUT,
-          quiet: bool = False) -> dict:
-    """Build the site into `output`; returns a summary (release, sizes, seconds)."""
+          quiet: bool = False, work: Path = WORK) -> dict:
+    """Build the site into `output`, staging in `work`; returns a summary (release, sizes, seconds)."""
     t0 = time.perf_counter()
     fingerprint = serve.inputs_fingerprint(contents, offline_build)
     cfg = project_config(remote=github_remote())
@@ -63,7 +63,7 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         print(f"WARNING the notebooks' setup cells install jaxcourse from github.com/{configured} (pyproject.toml), "
               f"but this site is built for {cfg['repository']}: set [tool.jaxcourse] repository = "
               f"\"{cfg['repository']}\" and run .venv/bin/python tools/check_structure.py --fix-setup", file=sys.stderr)
-    staged, lite = WORK / "contents", WORK / "lite"
+    staged, lite = work / "contents", work / "lite"
     release = stage.stage_contents(Path(contents), staged, cfg)
     for name in stage.unlinked_chapters(staged, LANDING):
         print(f"WARNING {LANDING} does not link to {name}: readers cannot reach it in one click",
@@ -75,12 +75,12 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         offline.kernel_options(lite, bundled)
     if output.exists():
         shutil.rmtree(output)
-    for db in ROOT.glob(".jupyterlite.doit.db*"):   # its "up to date" is wrong once _output is gone
+    for db in [*ROOT.glob(".jupyterlite.doit.db*"), *work.glob(".jupyterlite.doit.db*")]:   # wrong once _output is gone
         db.unlink()
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
            "--contents", str(staged), "--output-dir", str(output)]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)   # its task database lands in work
     if proc.returncode:
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise SystemExit(f"ERROR jupyter lite build failed (exit {proc.returncode}); its output is above")

@@ -77,7 +77,9 @@
   var input = document.getElementById("search");
   var box = document.getElementById("search-results");
   if (!input || !box) return;
-  var pagefind = null, timer = null, seq = 0;
+  var pagefind = null, timer = null, seq = 0, ready = false;
+  // pages whose sections are ranked: a section that names the query can sit on a page Pagefind ranks lower
+  var PAGES = 16;
   function load() {
     if (!pagefind) {
       var base = new URL(root || "./", location.href);
@@ -91,11 +93,16 @@
     return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
   }
   function show(html) { box.innerHTML = html; box.hidden = false; }
-  // 「课程讲解」「课程代码」在每一节都有:标题后面补上它所在的那一节(id 是「节--课程讲解」)
-  function sectionTitle(s) {
-    var frag = decodeURIComponent(String(s.url).split("#")[1] || "");
-    var cut = frag.indexOf("--");
-    return cut > 0 ? s.title + " · " + frag.slice(0, cut).replace(/-/g, " ") : s.title;
+  // 「课程讲解」「课程代码」在每一节都有(id 是「节--课程讲解」):命中它们就是命中所在的那一节,合并成一条
+  var GENERIC = ["课程讲解", "课程代码"];
+  function sectionOf(s) {
+    var parts = String(s.url).split("#"), frag = decodeURIComponent(parts[1] || "");
+    var cut = frag.lastIndexOf("--");
+    if (cut > 0 && GENERIC.indexOf(frag.slice(cut + 2)) >= 0) {
+      var id = frag.slice(0, cut);
+      return { key: parts[0] + "#" + id, url: parts[0] + "#" + encodeURIComponent(id), title: id.replace(/-/g, " "), folded: true };
+    }
+    return { key: parts[0] + "#" + frag, url: s.url, title: s.title, folded: false };
   }
   // Pagefind 1.5.2 can load the wrong index chunk for a word with "_" or "." when the index happens to split
   // next to it (Pagefind/pagefind#795): "block_until_ready" found nothing until "block" had been searched.
@@ -110,32 +117,44 @@
   function run() {
     var q = input.value.trim(), mine = ++seq;
     if (!q) { box.hidden = true; return; }
+    if (!ready) show("<p>正在加载搜索索引……</p>");   // the first search downloads it (seconds on a slow phone)
     load().then(function (pf) { return search(pf, q); }).then(function (r) {
-      return Promise.all(r.results.slice(0, 8).map(function (x) { return x.data(); }));
+      return Promise.all(r.results.slice(0, PAGES).map(function (x) { return x.data(); }));
     }).then(function (pages) {
+      ready = true;
       if (mine !== seq) return;
       if (!pages.length) { show("<p>没有找到「" + esc(q) + "」。试试更短的词，或 API 名（如 vmap、block_until_ready）。</p>"); return; }
-      // Pagefind ranks pages; inside a page, rank its sections: a section whose heading names the query
-      // first, then by Pagefind's own scores of the matches in it
       var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
-      var hits = [];
+      var hits = [], seen = {};
       pages.forEach(function (p, rank) {
         var title = p.meta && p.meta.title ? p.meta.title : p.url;
         var subs = (p.sub_results || []).filter(function (s) { return s.url !== p.url; });
         if (!subs.length) subs = [{ url: p.url, title: title, excerpt: p.excerpt, weighted_locations: [] }];
         subs.forEach(function (s) {
           var score = (s.weighted_locations || []).reduce(function (n, w) { return n + (w.balanced_score || 0); }, 0);
-          var named = terms.every(function (t) { return String(s.title).toLowerCase().indexOf(t) >= 0; });
-          hits.push({ s: s, page: title, key: [named ? 0 : 1, rank, -score] });
+          var sec = sectionOf(s), h = seen[sec.key];
+          if (!h) {
+            h = seen[sec.key] = { url: sec.url, title: sec.title, page: title, rank: rank, score: 0, best: -1, excerpt: "" };
+            hits.push(h);
+          }
+          if (!sec.folded) h.title = s.title;   // the section's own heading, when it matched too
+          h.score += score;
+          if (score > h.best) { h.best = score; h.excerpt = s.excerpt; }
         });
+      });
+      // Pagefind ranks pages; a section whose heading names the query comes first, then by page, then by
+      // Pagefind's scores of the matches in the section (its 课程讲解/课程代码 included)
+      hits.forEach(function (h) {
+        var named = terms.every(function (t) { return String(h.title).toLowerCase().indexOf(t) >= 0; });
+        h.key = [named ? 0 : 1, h.rank, -h.score];
       });
       hits.sort(function (a, b) {
         for (var i = 0; i < 3; i++) if (a.key[i] !== b.key[i]) return a.key[i] - b.key[i];
         return 0;
       });
       show(hits.slice(0, 10).map(function (h) {
-        return '<a href="' + esc(h.s.url) + '"><span class="hit-title">' + esc(sectionTitle(h.s)) + "</span> " +
-               '<span class="hit-page">' + esc(h.page) + "</span><p>" + h.s.excerpt + "</p></a>";
+        return '<a href="' + esc(h.url) + '"><span class="hit-title">' + esc(h.title) + "</span> " +
+               '<span class="hit-page">' + esc(h.page) + "</span><p>" + h.excerpt + "</p></a>";
       }).join(""));
     }).catch(function (e) {
       console.warn("course-read: 搜索不可用", e);

@@ -236,6 +236,19 @@ def kernel_options(lite: Path, bundled: dict) -> None:
     path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
+def prefetch(cache: Path) -> list[str]:
+    """Download once everything an offline build downloads (Pyodide core, the kernel's boot wheels, marked)
+    into `cache`: after ./dev setup, building the site and the tests need no network. Returns what is cached."""
+    from . import preview
+
+    tgz = fetch_pyodide(cache)
+    with tarfile.open(tgz) as tar:
+        lock = json.load(tar.extractfile("package/pyodide-lock.json"))
+    entries = [lock["packages"][n] for n in boot_closure(lock)]
+    pip_download([f"{e['name']}=={e['version']}" for e in entries] + list(PIPLITE_WHEELS), cache / "wheels")
+    return [tgz.name, preview.fetch_marked(cache).name, *sorted(p.name for p in (cache / "wheels").glob("*.whl"))]
+
+
 def bundle(lite: Path, cache: Path, package: Path | None = None, version: str = "0") -> dict:
     """Put Pyodide core, a lock of only the bundled wheels, and piplite wheels into the staged lite dir.
 

@@ -22,9 +22,14 @@ STYLE = Path(__file__).with_name("course-preview.css")
 SOURCE_MAP = re.compile(r"\n//# sourceMappingURL=\S+\s*$")
 
 
+def fetch_marked(cache: Path) -> Path:
+    """marked's npm tarball, downloaded into the build cache the first time."""
+    return npm.pack(cache, "marked", MARKED_VERSION, "the reading site's quick preview")
+
+
 def install(output: Path, cache: Path) -> None:
     """Copy the preview script and marked (its license header kept, no source map) to the site root."""
-    tgz = npm.pack(cache, "marked", MARKED_VERSION, "the reading site's quick preview")
+    tgz = fetch_marked(cache)
     with tarfile.open(tgz) as tar:
         js = tar.extractfile("package/lib/marked.umd.js").read().decode("utf-8")
     if "MIT License" not in js[:400]:

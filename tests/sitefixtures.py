@@ -62,7 +62,7 @@ def site(tmp_path_factory):
     contents = CONTENT if real else write_demo(tmp / "demo")
     output = tmp / "_output"
     t0 = time.perf_counter()
-    summary = build(offline_build=True, contents=contents, output=output, quiet=True)
+    summary = build(offline_build=True, contents=contents, output=output, quiet=True, work=tmp / "work")
     print(f"\nsite: {'content/' if real else 'demo course'}; build {time.perf_counter() - t0:.1f} s, "
           f"{summary['total_bytes'] / 1e6:.1f} MB")
     with running(output) as base:

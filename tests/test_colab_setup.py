@@ -41,6 +41,7 @@ def test_setup_cell_names_the_configured_repository():
 
 
 @pytest.mark.slow
+@pytest.mark.network   # JAX from the package index, setuptools for building jaxcourse
 def test_chapter_setup_installs_the_helper_where_it_is_missing(tmp_path):
     if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
         pytest.skip("not a git checkout: pip cannot clone it")

@@ -376,7 +376,7 @@ def test_update_keeps_reader_copy(site, browser):
     nb["cells"].insert(1, {"cell_type": "markdown", "id": "release-2", "metadata": {},
                            "source": "## 新版本标记 v2"})
     (newer / CHAPTER).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
-    build(offline_build=True, contents=newer, output=output, quiet=True)
+    build(offline_build=True, contents=newer, output=output, quiet=True, work=site["tmp"] / "work")
     assert _storage_name(output) != old
 
     page = ctx.new_page()

