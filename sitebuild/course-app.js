@@ -259,7 +259,10 @@
       return execute(id, args);
     }
     var last = widgets.indexOf(chosen[chosen.length - 1]);
-    chosen.filter(needsJax).forEach(function (c) { noteOn(c, panel.context.path, nb); });
+    var skipped = chosen.filter(needsJax);
+    // 运行一段(运行全部……)时跳过的格一多,逐格的说明会淹没页面:改成运行完后的一条汇总
+    var summarize = !RUN_SELECTED[id] && skipped.length > 1;
+    if (!summarize) skipped.forEach(function (c) { noteOn(c, panel.context.path, nb); });
     var runnable = chosen.filter(function (c) {
       return !needsJax(c) && (RUN_SELECTED[id] || c.model.type === "code");
     });
@@ -268,10 +271,32 @@
       await kernelUp(panel);
     }
     await runOnly(nb, runnable, execute);
+    if (summarize) runSummary(panel.context.path, runnable.filter(function (c) { return c.model.type === "code"; }).length,
+                              skipped.length);
     nb.deselectAll();
     if (RUN_SELECTED[id] === "next") nb.activeCellIndex = Math.min(last + 1, widgets.length - 1);
     else if (RUN_SELECTED[id] === "insert") { nb.activeCellIndex = last; await execute("notebook:insert-cell-below", {}); }
     else nb.activeCellIndex = RUN_SELECTED[id] ? last : active;
+  }
+
+  function runSummary(path, ran, skipped) {
+    var old = document.getElementById("course-run-summary");
+    if (old) old.remove();
+    var box = el("div", "course-toast course-run-summary");
+    box.id = "course-run-summary";
+    box.setAttribute("role", "status");
+    box.appendChild(el("b", "", "运行完了。"));
+    box.appendChild(document.createTextNode("运行了 " + ran + " 个纯 Python 单元格；" + skipped +
+      " 个需要 JAX 的单元格没有运行（浏览器里没有 JAX），它们保存的输出来自真实的 JAX 0.12.0.1，保持原样。想全部真正运行："));
+    box.appendChild(link(CONFIG.colab + encodeURI(path), "在 Colab 中打开本章"));
+    box.appendChild(document.createTextNode("，或"));
+    box.appendChild(link(CONFIG.local, "在自己的电脑上运行"));
+    box.appendChild(document.createTextNode("。"));
+    var ok = el("button", "course-restore", "知道了");
+    ok.type = "button";
+    ok.onclick = function () { box.remove(); };
+    box.appendChild(ok);
+    document.body.appendChild(box);
   }
 
   function guardRuns(commands) {
@@ -469,7 +494,15 @@
       panel.content.model && panel.content.model.cells.changed.connect(function () { markLiteCells(panel.content); });
       backToReading(panel.context.path);
       startInBackground(panel);
-      panel.context.saveState.connect(function (_, state) { if (state === "completed") copyBanner(panel); });
+      // 「上一检查点」只在读者保存过以后显示(之前它报的是站点发布的时间,对读者没有意义)
+      if (window.courseSavedFile) window.courseSavedFile(panel.context.path).then(function (m) {
+        if (m) document.body.classList.add("course-saved");
+      });
+      panel.context.saveState.connect(function (_, state) {
+        if (state !== "completed") return;
+        document.body.classList.add("course-saved");
+        copyBanner(panel);
+      });
       var frag = location.hash.slice(1);
       if (frag) setTimeout(function () { goTo(panel.content, frag); }, 0);
     });
@@ -555,6 +588,12 @@
     ".course-lite .jp-InputArea::before{content:'纯 Python · 可在浏览器里运行';position:absolute;right:8px;top:-2px;" +
     "z-index:2;font-size:11px;padding:0 6px;border-radius:8px;border:1px solid #1a7f37;color:#1a7f37;background:#fff}" +
     ".course-lite .jp-InputArea{position:relative}" +
+    "body:not(.course-saved) .jp-NotebookCheckpoint{visibility:hidden}" +
+    // 选中的格右上角是 JupyterLab 的单元格工具栏:标记让开
+    ".course-lite.jp-mod-active .jp-InputArea::before{display:none}" +
+    ".course-run-summary{max-width:min(640px,92vw);line-height:1.6}.course-run-summary a{color:#9cd0ff}" +
+    ".course-run-summary button{margin-left:8px;font:inherit;padding:0 10px;border-radius:5px;border:1px solid #888;" +
+    "background:#fff;color:#1f2328;cursor:pointer}" +
     ".course-toast{position:fixed;z-index:10001;left:50%;top:64px;transform:translateX(-50%);padding:8px 16px;" +
     "background:#1f2328;color:#fff;border-radius:6px;font-size:14px;box-shadow:0 4px 12px rgba(0,0,0,.25)}";  // 「尚未被信任的」: meaningless to a reader of this site
 

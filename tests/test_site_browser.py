@@ -218,6 +218,35 @@ def _storage_name(output: Path) -> str:
     return json.loads((output / "jupyter-lite.json").read_text())["jupyter-config-data"]["contentsStorageName"]
 
 
+def test_run_all_gives_one_summary_instead_of_a_note_per_jax_cell(site, browser):
+    """运行所有单元格: the lite cells run, the JAX cells do not, and one note says so (not one per JAX cell);
+    the lite badge gives way to the active cell's toolbar."""
+    cells = _code_cells(site["output"] / "files" / CHAPTER)
+    jax_cells = [c for c in cells if c.get("metadata", {}).get("course", {}).get("browser") == "needs-jax"]
+    assert len(jax_cells) > 1
+    page = browser["fresh"]().new_page()
+    page.goto(sitebrowser.chapter_url(site["base"], CHAPTER))
+    page.wait_for_function(sitebrowser.NOTEBOOK_READY, timeout=60_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    summary = page.locator("#course-run-summary")
+    summary.wait_for(timeout=240_000)
+    text = summary.inner_text()
+    assert f"运行了 {len(cells) - len(jax_cells)} 个纯 Python 单元格" in text and f"{len(jax_cells)} 个需要 JAX" in text, text
+    assert page.locator(".course-jax-note").count() == 0, "run-all still puts a note on every JAX cell"
+    assert summary.locator("a[href*='colab.research.google.com']").count() == 1
+    page.screenshot(path=ARTIFACTS / "18_run_all_summary.png")
+    summary.locator("button").click()
+    assert page.locator("#course-run-summary").count() == 0
+    lite = page.locator(".jp-Notebook .jp-Cell.course-lite").last
+    lite.scroll_into_view_if_needed()
+    badge = "c => getComputedStyle(c.querySelector('.jp-InputArea'), '::before').display"
+    assert lite.evaluate(badge) != "none"
+    lite.locator(".jp-InputPrompt").first.click()   # selected: JupyterLab's cell toolbar takes the corner
+    page.wait_for_timeout(300)
+    assert lite.evaluate("c => c.classList.contains('jp-mod-active')") and lite.evaluate(badge) == "none"
+    page.close()
+
+
 def test_quick_preview(site, browser):
     """The quick preview shows the saved outputs first, then hands over to the reading UI at the
     cell the reader had scrolled to; its links stay inside the site."""

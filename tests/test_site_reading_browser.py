@@ -128,6 +128,12 @@ def test_reading_edition(site, browser, device):
     assert urllib.parse.unquote(page.url).endswith("#" + frag) and len(_tabs(ctx)) == 1
     page.screenshot(path=ARTIFACTS / f"12_{device}_anchor.png")
 
+    # the copy button sits in the space above the code, on no line of it (phone and desktop)
+    clear = page.evaluate("""() => [...document.querySelectorAll('article.notebook pre.code + button.copy')].slice(0, 20)
+        .filter(b => b.offsetParent !== null).map(b => { const pre = b.previousElementSibling;
+          const top = pre.getBoundingClientRect().top + parseFloat(getComputedStyle(pre).paddingTop);
+          return b.getBoundingClientRect().bottom <= top + 0.5; })""")
+    assert clear and all(clear), f"{device}: a copy button covers code: {clear}"
     if not phone:
         # copy button: the cell's source, without its outputs
         ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site["base"].rstrip("/"))
@@ -284,10 +290,13 @@ def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
     page.locator("#course-preview").wait_for(state="detached", timeout=60_000)
     assert page.locator(".course-copy-banner").count() == 0, "the course original is marked as a reader's copy"
+    checkpoint = "() => { const e = document.querySelector('.jp-NotebookCheckpoint'); return e && getComputedStyle(e).visibility; }"
+    assert page.evaluate(checkpoint) == "hidden", "「上一检查点」 shows before the reader saved anything"
     # saved with no source changed (what autosave does after running cells): still the course's version
     page.locator(".jp-Notebook .jp-Cell").nth(2).click()
     page.keyboard.press("Control+s")
     page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=FIRST_CHAPTER, timeout=15_000)
+    assert page.evaluate(checkpoint) == "visible", "「上一检查点」 stays hidden after a save"
     page.wait_for_timeout(1500)
     assert page.locator(".course-copy-banner").count() == 0, "a save without an edit marks the chapter as the reader's copy"
     cell = page.locator(".jp-Notebook .jp-Cell").nth(2)
