@@ -216,3 +216,28 @@ def test_kernels_run_without_ipython_history(tmp_path):
     result = execute.run_notebook(path, refresh=True)
     assert result.status == execute.NB_PASSED, result.message
     assert nbformat.read(path, as_version=4).cells[0].outputs[0]["text"] == "False\n"
+
+
+def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_else(tmp_path):
+    """Editing the punctuation fixer (or the lock writer, the CLI) does not re-run every notebook;
+    editing the comparison, or the helper package, does."""
+    import shutil
+
+    from verify.cache import helper_digest, verdict_files
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "verify", tmp_path / "verify", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "content" / "jaxcourse", tmp_path / "content" / "jaxcourse",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    names = {p.name for p in verdict_files(tmp_path / "verify")}
+    assert {"execute.py", "compare.py", "normalize.py", "lite.py", "cells.py"} <= names
+    assert not names & {"punctuation.py", "lock.py", "cli.py", "contract.py", "proposal.py"}, names
+    before = helper_digest(tmp_path)
+    with open(tmp_path / "verify" / "punctuation.py", "a", encoding="utf-8") as f:
+        f.write("\n# edited\n")
+    assert helper_digest(tmp_path) == before
+    for edited in ("verify/compare.py", "content/jaxcourse/checks.py"):
+        with open(tmp_path / edited, "a", encoding="utf-8") as f:
+            f.write("\n# edited\n")
+        assert helper_digest(tmp_path) != before, edited
+        before = helper_digest(tmp_path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -68,14 +69,42 @@ def provenance_mismatch(recorded: dict | None, current: dict) -> str:
     return "; ".join(_differences(recorded, current, COMPARED_KEYS))
 
 
+#: the harness modules that run a notebook and decide its verdict; what they import from verify/ counts too
+VERDICT_ENTRY = ("runner.py", "worker.py", "execute.py")
+
+
+def verdict_files(verify_dir: Path) -> list[Path]:
+    """The files of verify/ a verdict depends on: VERDICT_ENTRY and, transitively, the verify modules they
+    import (read from their import statements). Editing another module (the punctuation fixer, the lock
+    writer, the CLI) does not make every notebook run again."""
+    seen: set[Path] = set()
+    todo = [verify_dir / name for name in VERDICT_ENTRY]
+    while todo:
+        file = todo.pop()
+        if file in seen or not file.is_file():
+            continue
+        seen.add(file)
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").startswith("verify")):
+                base = (node.module or "").removeprefix("verify").lstrip(".")
+                if base:
+                    todo.append(verify_dir / (base.replace(".", "/") + ".py"))
+                else:   # from . import cells
+                    todo.extend(verify_dir / f"{alias.name}.py" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                todo.extend(verify_dir / (a.name.removeprefix("verify.").replace(".", "/") + ".py")
+                            for a in node.names if a.name.startswith("verify."))
+    return sorted(seen)
+
+
 def helper_digest(root: Path | None = None) -> str:
-    """Digest of the course helper package and the harness code, which notebooks depend on."""
+    """Digest of the course helper package and the harness code that decides a verdict (verdict_files)."""
     root = root or repo_root()
     h = hashlib.sha256()
-    for folder in (root / "content" / "jaxcourse", root / "verify"):
-        for file in sorted(folder.rglob("*.py")):
-            h.update(str(file.relative_to(root)).encode())
-            h.update(file.read_bytes())
+    files = sorted((root / "content" / "jaxcourse").rglob("*.py")) + verdict_files(root / "verify")
+    for file in files:
+        h.update(str(file.relative_to(root)).encode())
+        h.update(file.read_bytes())
     return h.hexdigest()
 
 
