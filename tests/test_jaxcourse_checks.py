@@ -359,3 +359,30 @@ def test_counting_sees_calls_through_tuples_partials_and_closures_but_not_librar
         pass
     answer(key)                                      # nothing is counted after the block
     assert n == {"jax.random.split": 0}
+
+
+def test_grows_on_host_tells_a_host_loop_from_a_vectorised_direct_call():
+    import functools
+
+    names = ("jax.random.fold_in", "jax.random.uniform")
+    row = jax.jit(lambda k, i: jax.random.uniform(jax.random.fold_in(k, i), (3,)))
+    key = jax.random.key(0)
+    ops = (jax.random.fold_in, jax.random.uniform)   # a loop through aliases a reference swap cannot see
+
+    def vectorised(n):
+        return jax.vmap(lambda i: jax.random.uniform(jax.random.fold_in(key, i), (3,)))(jnp.arange(n))
+
+    def host_loop(n):
+        return jnp.stack([ops[1](ops[0](key, i), (3,)) for i in range(n)])
+
+    def jitted_rows(n):              # each step a cached jit call: the count of Python calls grows instead
+        return jnp.stack([functools.partial(row, key)(i) for i in range(n)])
+
+    def on_host(n):
+        return jax.pure_callback(lambda: jnp.zeros((n, 3), jnp.float32), jax.ShapeDtypeStruct((n, 3), jnp.float32))
+
+    assert not jaxcourse.grows_on_host(vectorised, 4, 64, names)
+    assert jaxcourse.grows_on_host(host_loop, 4, 64, names)
+    assert jaxcourse.grows_on_host(jitted_rows, 4, 64, names)
+    with pytest.raises(jaxcourse.ForbiddenCall):
+        jaxcourse.grows_on_host(on_host, 4, 64, names)

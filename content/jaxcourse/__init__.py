@@ -27,7 +27,7 @@ import sys as _sys
 from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
-from .replacing import counting, replaced
+from .replacing import counting, grows_on_host, replaced
 from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
@@ -57,6 +57,7 @@ __all__ = [
     "expect_warning",
     "figure",
     "forbid",
+    "grows_on_host",
     "has_upper_bound",
     "host_callbacks",
     "ForbiddenCall",

@@ -289,3 +289,30 @@ def counting(*names: str):
             wrapped.append((name, wrapper(name, original)))
     with swapping(wrapped, notebook_namespaces(2)), watching(targets, action=count):
         yield counts
+
+
+def grows_on_host(run, small, large, names, slack: int = 1000) -> bool:
+    """直接调用（不在 jit 里）run(small) 和 run(large)：学习者的代码调用 names 的次数不同，或者 Python 层的函数调用
+    多出 slack 次以上，就是 True（在主机上按批大小循环了）。向量化的写法只在追踪时调用一次，与批大小无关；
+    逐个算的写法（哪怕每一步调用 jit 过的函数）两个数里总有一个跟着变。直接调用时主机回调一律不许用。
+    调用次数用 counting 数（元组、partial 里的别名也算），Python 调用用 sys.setprofile 数（有几十次的起伏）。
+    测不到的：整个循环都在 C 里（map 套 jit 过的函数再 np.stack），缓存命中的 jit 调用不产生 Python 调用。"""
+    import jax
+
+    from .checks import forbid
+
+    def measure(n):
+        calls = [0]
+
+        def profile(frame, event, arg):
+            calls[0] += 1
+        with forbid("jax.pure_callback", "jax.experimental.io_callback"), counting(*names) as counted:
+            sys.setprofile(profile)
+            try:
+                jax.block_until_ready(run(n))
+            finally:
+                sys.setprofile(None)
+        return sum(counted.values()), calls[0]
+
+    (r1, p1), (r2, p2) = measure(small), measure(large)
+    return r1 != r2 or p2 - p1 >= slack
