@@ -236,6 +236,13 @@ def kernel_options(lite: Path, bundled: dict) -> None:
     path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
+def download_boot_wheels(lock: dict, wheels: Path) -> dict:
+    """The lock entries of the kernel's boot wheels, their wheels (and piplite's) downloaded into `wheels` once."""
+    entries = {n: lock["packages"][n] for n in boot_closure(lock)}
+    pip_download([f"{e['name']}=={e['version']}" for e in entries.values()] + list(PIPLITE_WHEELS), wheels)
+    return entries
+
+
 def prefetch(cache: Path) -> list[str]:
     """Download once everything an offline build downloads (Pyodide core, the kernel's boot wheels, marked)
     into `cache`: after ./dev setup, building the site and the tests need no network. Returns what is cached."""
@@ -244,8 +251,7 @@ def prefetch(cache: Path) -> list[str]:
     tgz = fetch_pyodide(cache)
     with tarfile.open(tgz) as tar:
         lock = json.load(tar.extractfile("package/pyodide-lock.json"))
-    entries = [lock["packages"][n] for n in boot_closure(lock)]
-    pip_download([f"{e['name']}=={e['version']}" for e in entries] + list(PIPLITE_WHEELS), cache / "wheels")
+    download_boot_wheels(lock, cache / "wheels")
     return [tgz.name, preview.fetch_marked(cache).name, *sorted(p.name for p in (cache / "wheels").glob("*.whl"))]
 
 
@@ -260,10 +266,8 @@ def bundle(lite: Path, cache: Path, package: Path | None = None, version: str = 
         lock = json.load(tar.extractfile("package/pyodide-lock.json"))
         for name in CORE_FILES:
             (out / name).write_bytes(tar.extractfile(f"package/{name}").read())
-    names = boot_closure(lock)
     wheels = cache / "wheels"
-    entries = {n: lock["packages"][n] for n in names}
-    pip_download([f"{e['name']}=={e['version']}" for e in entries.values()] + list(PIPLITE_WHEELS), wheels)
+    entries = download_boot_wheels(lock, wheels)
     for entry in entries.values():
         whl = find_wheel(wheels, entry["name"], entry["version"])
         slim(whl, out / whl.name, _norm(entry["name"]))
