@@ -24,6 +24,53 @@ def test_forbid_lets_other_code_through():
         assert jnp.zeros(3).at[jnp.array([1, 1])].add(1).tolist() == [0, 2, 0]
 
 
+def test_forbid_still_fails_an_answer_that_swallows_the_refusal():
+    """An answer that catches ForbiddenCall (or any exception) and falls back to other code is still refused
+    when the block ends; both routes (the swapped reference and the watched code object) remember it."""
+    held = (jnp.bincount,)
+
+    def sneaky(x, call):
+        try:
+            return call(x)
+        except Exception:            # the banned call was tried and refused: carry on another way
+            return jnp.zeros(3, int).at[x].add(1)
+
+    x = jnp.array([0, 1, 1])
+    for call in (lambda v: jnp.bincount(v, length=3), lambda v: held[0](v, length=3)):
+        with pytest.raises(jaxcourse.ForbiddenCall, match="bincount.*接住"):
+            with jaxcourse.forbid("jax.numpy.bincount"):
+                assert sneaky(x, call).tolist() == [1, 2, 0]
+    with jaxcourse.forbid("jax.numpy.bincount"):        # an answer that never tries it passes
+        assert sneaky(x, lambda v: jnp.zeros(3, int).at[v].add(1)).tolist() == [1, 2, 0]
+
+
+def test_selfcheck_inside_forbid_fails_a_swallowed_refusal_and_the_block_then_ends_quietly(capsys):
+    def sneaky(x):
+        try:
+            return jnp.bincount(x, length=3)
+        except Exception:
+            return jnp.zeros(3, int).at[x].add(1)
+
+    def strict_probe():   # a check that catches the refusal itself and says why
+        try:
+            jnp.bincount(jnp.array([0]), length=1)
+        except jaxcourse.ForbiddenCall:
+            return False
+        return True
+
+    x = jnp.array([0, 1, 1])
+    with jaxcourse.forbid("jax.numpy.bincount"):
+        with jaxcourse.forbid("jax.numpy.cumsum"):       # nested blocks: each keeps its own record
+            jaxcourse.selfcheck("t.1", names=[], namespace={}, checks=[
+                (lambda: sneaky(x).tolist() == [1, 2, 0], "计数不对")])
+            jaxcourse.selfcheck("t.2", names=[], namespace={}, checks=[(strict_probe, "用了 bincount")])
+            jaxcourse.selfcheck("t.3", names=[], namespace={}, checks=[(lambda: jnp.sum(x) == 2, "和不对")])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("❌ 练习 t.1") and "bincount" in out[0] and "接住" in out[0]
+    assert out[1] == "❌ 练习 t.2：用了 bincount"
+    assert out[2] == "✅ 练习 t.3：通过！"
+
+
 def test_short_traceback_keeps_only_cell_frames_and_the_message():
     source = "def f(n):\n    return g(n)\ndef g(n):\n    if n == 0:\n        raise ValueError('坏了')\n    return g(n - 1)\n"
     namespace = {}
@@ -197,7 +244,8 @@ def test_forbid_leaves_library_internal_uses_alone():
     a = jnp.array([[2.0, 0.0], [0.0, 4.0]])
     with jaxcourse.forbid("jax.numpy.linalg.solve"):
         assert jnp.allclose(jnp.linalg.inv(a) @ a, jnp.eye(2))
-        with pytest.raises(jaxcourse.ForbiddenCall):
+    with pytest.raises(jaxcourse.ForbiddenCall):
+        with jaxcourse.forbid("jax.numpy.linalg.solve"):
             jnp.linalg.solve(a, jnp.ones(2))
     # no hook is left behind
     assert jnp.allclose(jnp.linalg.solve(a, jnp.ones(2)), jnp.array([0.5, 0.25]))

@@ -27,10 +27,16 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
               "先在上面的 ✍️ 作答区写好代码并运行，再运行本格。")
         return
     for check, hint in checks:
+        marks = [len(names) for names in _refused]
         try:
             ok = bool(check())
         except Exception as exc:  # 学习者的代码可能抛出任何异常：报告类型，不中断 notebook
+            _take_refusals(marks)
             print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）")
+            return
+        swallowed = _take_refusals(marks)
+        if ok and swallowed:   # 被拦下的调用，错误被答案自己接住了：检查本身通过也不算
+            print(f"{FAIL} 练习 {exercise}\uff1a练习的限制不允许用 {swallowed[0]}（调用被拦下后，错误被接住了）")
             return
         if not ok:
             print(f"{FAIL} 练习 {exercise}\uff1a{hint}")
@@ -81,6 +87,19 @@ class ForbiddenCall(AssertionError):
     """练习限制里禁止的函数被调用了。"""
 
 
+# 正在生效的 forbid 块（由外到内）各自记下的被拦下的调用。selfcheck 逐条检查时取走检查期间新记下的：
+# 答案接住了 ForbiddenCall、检查照样通过，也显示 ❌；没被 selfcheck 取走的，forbid 块结束时抛出。
+_refused: list[list[str]] = []
+
+
+def _take_refusals(marks: list[int]) -> list[str]:
+    taken = []
+    for names, mark in zip(_refused, marks):
+        taken += names[mark:]
+        del names[mark:]
+    return taken
+
+
 @contextmanager
 def forbid(*names: str):
     """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"，或类的方法
@@ -90,20 +109,34 @@ def forbid(*names: str):
     之后的 `logsumexp`、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素）；再盯住函数的代码，
     学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下。库里别的函数经由内部路径
     调用它不算；经由公开的模块属性调用它的（optax 调用 jax.nn.log_softmax）会被拦下，要禁的是这类库函数时把它们也列上。
+    答案用 try/except 接住 ForbiddenCall 换条路算也不行：块里的 selfcheck 把那条检查显示为 ❌，块外的调用在块结束时抛出。
     进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
     from .replacing import notebook_namespaces, resolve, swapping, watching
 
+    attempted: list[str] = []   # 答案把 ForbiddenCall 接住（try/except）继续算，块结束时照样报
+
+    def refuse(name):
+        attempted.append(name)
+        raise ForbiddenCall(f"练习的限制不允许用 {name}")
+
     def blocked_for(name):
         def blocked(*args, **kwargs):
-            raise ForbiddenCall(f"练习的限制不允许用 {name}")
+            refuse(name)
         return blocked
 
     try:
         originals = [(name, getattr(*resolve(name))) for name in names]
     except ValueError as err:
         raise ValueError(f"forbid：{err}") from None
-    with swapping([(name, blocked_for(name)) for name in names], notebook_namespaces(2)), watching(originals):
-        yield
+    _refused.append(attempted)
+    try:
+        with swapping([(name, blocked_for(name)) for name in names], notebook_namespaces(2)), \
+                watching(originals, action=refuse):
+            yield
+    finally:
+        del _refused[next(i for i, names in enumerate(_refused) if names is attempted)]
+    if attempted:
+        raise ForbiddenCall(f"练习的限制不允许用 {attempted[0]}（调用被拦下后，错误被接住了）")
