@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from verify.cells import source_text
-from verify.contract import NAVIGATION_PART
+from coursemodel.contract import NAVIGATION_PART
 
 from .indexing import ROOT, course_chapters, generated_page, headings, link, page_main
 

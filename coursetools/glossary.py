@@ -10,9 +10,9 @@ import sys
 import tomllib
 from pathlib import Path
 
-from verify.contract import NAVIGATION_PART
+from coursemodel.contract import NAVIGATION_PART
 from verify.notebook_io import write_atomic
-from verify.punctuation import fix_markdown
+from coursemodel.punctuation import fix_markdown
 
 from .indexing import ROOT, generated_page, page_main
 

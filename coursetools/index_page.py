@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.compare import output_text
-from verify.contract import PARTS
+from coursemodel.contract import PARTS
 
 from .indexing import ROOT, chapters, link, read_notebook, replace_generated_cells, to_nb, write_or_check
 

@@ -17,9 +17,9 @@ import nbformat
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 from verify.cells import MAINTAINER_TAG, source_text
-from verify.contract import GENERIC_HEADINGS, PARTS, Chapter, parse_chapter
+from coursemodel.contract import GENERIC_HEADINGS, PARTS, Chapter, parse_chapter
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
-from verify.punctuation import fix_markdown
+from coursemodel.punctuation import fix_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 

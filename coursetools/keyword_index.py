@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from verify.cells import source_text
-from verify.contract import NAVIGATION_PART
+from coursemodel.contract import NAVIGATION_PART
 
 from .indexing import ROOT, course_chapters, generated_page, link, page_main, section_for_cell
 

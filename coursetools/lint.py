@@ -17,7 +17,7 @@ from verify.cells import SKIP_TAG, is_code, source_text, tags, warning_declared
 from verify.compare import WARNING_LINE
 from verify.normalize import ANSI as ANSI_CODE
 from verify.notebook_io import load_notebook
-from verify.punctuation import problems as punctuation_problems, prose_text
+from coursemodel.punctuation import problems as punctuation_problems, prose_text
 from verify.runner import find_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from nbclient import NotebookClient
 
 from verify.cells import is_code, source_text
 from verify.compare import output_text
-from verify.contract import parse_chapter
+from coursemodel.contract import parse_chapter
 from verify.kernels import KERNEL_ARGUMENTS
 from verify.notebook_io import load_notebook
 
@@ -73,8 +74,9 @@ class _Session:
         return self.run(answer), self.run(source_text(self.nb.cells[ex.check]))
 
 
-def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
-    """All self-check problems of one chapter."""
+def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None) -> list[Problem]:
+    """All self-check problems of one chapter. seconds, when given, gets the wall time of the chapter's run
+    ("chapter") and of each exercise's probes (by exercise id)."""
     nb = load_notebook(path)
     ch = parse_chapter(nb)
     cells = nb.cells
@@ -87,9 +89,13 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
     if not exercises:
         return problems
     session = _Session(nb, path, timeout)
+    seconds = {} if seconds is None else seconds
     with session.client.setup_kernel():
+        start = time.perf_counter()
         session.run_chapter()
+        seconds["chapter"] = time.perf_counter() - start
         for ex in exercises:
+            start = time.perf_counter()
             check_src = source_text(cells[ex.check])
             ref_src = source_text(cells[ex.reference])
             shipped = output_text(cells[ex.check].get("outputs", []))
@@ -108,6 +114,7 @@ def check_notebook(path: Path, timeout: float = 300) -> list[Problem]:
                 if line in check_src or any(line in o for o in outputs):
                     add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")
             session.forget(ex)
+            seconds[ex.id] = time.perf_counter() - start
     return problems
 
 
@@ -138,13 +145,20 @@ def main(argv=None) -> int:
     p.add_argument("paths", nargs="*", type=Path)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("--times", action="store_true", help="also print the seconds each chapter run and exercise took")
     args = p.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
     paths = chapter_paths(args.paths or [root / "content"])
+    seconds = {q: {} for q in paths}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda q: check_notebook(q, args.timeout), paths))
+        results = list(pool.map(lambda q: check_notebook(q, args.timeout, seconds[q]), paths))
     problems = [prob for r in results for prob in r]
     for prob in problems:
         print(prob)
+    if args.times:
+        for q, parts in seconds.items():
+            if parts:
+                detail = "  ".join(f"{k} {v:.0f}s" for k, v in parts.items())
+                print(f"{sum(parts.values()):6.0f}s  {q.name}: {detail}", file=sys.stderr)
     print(f"{len(paths)} chapter(s) checked, {len(problems)} self-check problem(s)", file=sys.stderr)
     return 1 if problems else 0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verify.cells import LITE_TAG, is_code, source_text, tags
-from verify.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, COURSE_SLUGS, LITE_MIN, LITE_MIN_LINES,
+from coursemodel.contract import (CALLOUT, CALLOUT_MARK, CHAPTER_KEYS, COURSE_SLUGS, LITE_MIN, LITE_MIN_LINES,
                              MINIJAX_IMPORT, NEW_MARK, OLD_MARK, OLD_VERSION, PARTS, RIGHT_MARK, SECTION_KINDS,
                              SECTION_TITLES, TRY_MARK, WRONG_MARK, Chapter, first_line, parse_chapter, setup_source)
 from verify.errors import VerifyError

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from verify.cells import source_text
 from verify.notebook_io import dumps_notebook, load_notebook, write_atomic
-from verify.punctuation import fix_code, fix_markdown
+from coursemodel.punctuation import fix_code, fix_markdown
 
 from .indexing import MD_LINK, heading_anchor, headings, link_fragment
 

@@ -2,7 +2,7 @@
 
     tools/site.py build [--cdn] [--contents DIR] [--output DIR]
     tools/site.py serve [--cdn] [--no-build] [--port N]     (port: --port, $PORT, or 8000)
-    tools/site.py fetch     download once what the offline build needs into .site-cache/ (./dev setup runs it)
+    tools/site.py fetch     download once what the offline build needs into .site-cache/ (./dev setup site runs it)
     tools/site.py preload   re-record sitebuild/preload.txt in Debian's chromium, then rebuild
     tools/site.py bench [--runs N] [--no-build]   chapter 01: the static page vs the JupyterLab reading view
     tools/site.py bench --jupyterlab [--runs N] [--no-build] [--slow-network]   the JupyterLab view vs JupyterLite defaults
@@ -24,7 +24,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="tools/site.py", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("preload", help="re-record the scripts to preload (after a JupyterLite upgrade)")
-    sub.add_parser("fetch", help="download once what the offline build needs into .site-cache/ (./dev setup runs it)")
+    sub.add_parser("fetch", help="download once what the offline build needs into .site-cache/ (./dev setup site runs it)")
     b = sub.add_parser("bench", help="time chapter 01 cold: the static reading page against the JupyterLab view")
     b.add_argument("--runs", type=int, default=None, help="cold loads per variant (default 3; 7 with --jupyterlab)")
     b.add_argument("--jupyterlab", action="store_true",

@@ -130,7 +130,7 @@ def extension_wheels() -> Path:
         folder = Path(root) / EXTENSION / "static" / "pypi"
         if folder.is_dir():
             return folder
-    raise SystemExit(f"ERROR the JupyterLite kernel extension {EXTENSION} is not installed; run ./dev setup")
+    raise SystemExit(f"ERROR the JupyterLite kernel extension {EXTENSION} is not installed; run ./dev setup site")
 
 
 def wheel_metadata(whl: Path) -> tuple[str, str, list[str], list[str]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from string import Template
 
 from verify.cells import MAINTAINER_TAG
-from verify.contract import FOLDED_ANSWER, GENERIC_HEADINGS, PARTS
+from coursemodel.contract import FOLDED_ANSWER, GENERIC_HEADINGS, PARTS
 
 from . import FIRST_CHAPTER, render, stage
 

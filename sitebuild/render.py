@@ -26,7 +26,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from verify.contract import GENERIC_HEADINGS
+from coursemodel.contract import GENERIC_HEADINGS
 
 #: the order JupyterLab picks a representation in (the first one a cell has is shown)
 MIME_ORDER = ("text/html", "text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex", "text/plain")

@@ -29,7 +29,7 @@ def index(output: Path) -> dict:
     if proc.returncode:
         sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
         raise SystemExit(f"ERROR pagefind failed (exit {proc.returncode}); its output is above. "
-                         "TIP  ./dev setup installs it (pagefind[extended] in pyproject.toml)")
+                         "TIP  ./dev setup site installs it (pagefind[extended] in pyproject.toml, extra `site`)")
     pages = len([p for part in parts for p in (output / part).glob("*.html")])
     if "Indexed 0 pages" in proc.stdout:
         raise SystemExit(f"ERROR pagefind indexed no page of {output}; do the pages carry data-pagefind-body?")

@@ -11,7 +11,7 @@ from conftest import ROOT
 
 from coursetools.selfcheck import answer_lines, check_notebook
 from coursetools.structure import check_chapter
-from verify.contract import parse_chapter  # noqa: E402
+from coursemodel.contract import parse_chapter  # noqa: E402
 
 EXEMPLAR = ROOT / "content" / "入门" / "01_JAX简介.ipynb"
 pytestmark = pytest.mark.skipif(not EXEMPLAR.exists(), reason="chapter 01 is not written yet")

@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from verify.contract import helper_source, setup_source  # noqa: E402
+from coursemodel.contract import helper_source, setup_source  # noqa: E402
 
 CHAPTER = ROOT / "content" / "入门" / "01_JAX简介.ipynb"
 PINNED_JAX = "0.12.0.1"

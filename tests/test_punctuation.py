@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from nbfactory import code, write_notebook
 
-from verify.punctuation import fix_code, fix_markdown
+from coursemodel.punctuation import fix_code, fix_markdown
 
 FW = {",": "\uff0c", ":": "\uff1a", ";": "\uff1b", "?": "\uff1f", "(": "\uff08", ")": "\uff09"}
 

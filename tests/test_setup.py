@@ -104,3 +104,41 @@ def test_setup_prefers_the_python_the_outputs_were_made_with_and_says_which_it_c
     proc = subprocess.run(["bash", str(_staged(tmp_path, "3.11")), "setup"], capture_output=True, text=True, env=env, timeout=300)
     assert "* Python 3.13 (" in proc.stderr and "made with Python 3.11, which is not installed here" in proc.stderr
     assert "note, not a failure" in proc.stderr
+
+
+def test_a_learners_setup_installs_no_maintainer_tools():
+    """./dev setup gives a learner the course (JAX, the kernel); the harness, tests and site builder are extras
+    that ./dev test and ./dev serve install for themselves."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    name = lambda req: re.split(r"[<>=\[; ]", req, maxsplit=1)[0].lower()   # noqa: E731
+    core = {name(r) for r in project["dependencies"]}
+    assert {"jax", "jaxlib", "ipykernel"} <= core
+    assert not core & {"pytest", "playwright", "zizmor", "nbclient", "pagefind", "jupyterlite-core"}
+    extras = {k: {name(r) for r in v} for k, v in project["optional-dependencies"].items()}
+    assert {"pytest", "playwright", "nbclient"} <= extras["test"] and {"jupyterlite-core", "pagefind"} <= extras["site"]
+    dev = (ROOT / "dev").read_text(encoding="utf-8")
+    assert "setup test,site" in dev and "setup site;" in dev
+
+
+def test_setup_skips_only_when_the_stamp_covers_the_extras_asked_for(tmp_path):
+    dev = _staged(tmp_path)
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    kernel = venv / "share" / "jupyter" / "kernels" / "jax-study" / "kernel.json"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text("{}")
+    digest = subprocess.run(["bash", "-c", "{ cat pyproject.toml constraints.txt; uname -sm; } | sha256sum | cut -c1-16"],
+                            cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    env = _offline_env(tmp_path, JAX_STUDY_PYTHON=sys.executable)
+    setup = lambda *extras: subprocess.run(["bash", str(dev), "setup", *extras], capture_output=True,   # noqa: E731
+                                           text=True, env=env, timeout=300)
+    (venv / ".setup-stamp").write_text(f"{digest} site,test\n")
+    assert setup().returncode == 0 and setup("test,site").returncode == 0 and setup("site").returncode == 0
+    (venv / ".setup-stamp").write_text(f"{digest} \n")     # a learner's environment
+    assert setup().returncode == 0
+    proc = setup("site")                                   # needs the site extras: pip runs (and fails offline)
+    assert proc.returncode == 2 and "pip could not install" in proc.stderr and "[site]" in proc.stderr
+    assert setup("bogus").returncode == 2

@@ -32,7 +32,7 @@ class EnvironmentProblem(VerifyError):
     def no_kernel(cls, name) -> "EnvironmentProblem":
         return cls(
             f"kernelspec `{name}` is not installed in this environment. "
-            "Run `./dev setup` (it creates .venv and registers the kernel), "
+            "Run `./dev setup test,site` (it creates .venv, installs the harness and registers the kernel), "
             "then use .venv/bin/python tools/run_all.py."
         )
 

@@ -62,6 +62,16 @@ def project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
+def requirements() -> list[str]:
+    """Every requirement of the course environment: the learner's dependencies and the maintainer extras."""
+    meta = project()
+    return list(meta["dependencies"]) + [r for reqs in meta.get("optional-dependencies", {}).values() for r in reqs]
+
+
+def requirement_name(req: str) -> str:
+    return canonical(re.split(r"[=<>!~\[ ;]", req, maxsplit=1)[0])
+
+
 def problems(path: Path = LOCK, python: str | Path | None = None) -> list[str]:
     """Why the lock is out of date: a pyproject pin it contradicts, a dependency it lacks, and (given
     an interpreter) a package whose installed version differs. [] when it is current."""
@@ -69,8 +79,8 @@ def problems(path: Path = LOCK, python: str | Path | None = None) -> list[str]:
         return [f"{path.name} is missing: run tools/lock.py"]
     minor, pins = read(path)
     found = [] if minor else [f"{path.name} has no '# python: X.Y' line"]
-    for dep in project()["dependencies"]:
-        name = canonical(re.split(r"[=<>!~\[ ;]", dep, maxsplit=1)[0])
+    for dep in requirements():
+        name = requirement_name(dep)
         exact = re.search(r"==\s*([^\s,;]+)", dep)
         if name not in pins:
             found.append(f"{name} (a dependency in pyproject.toml) is not in {path.name}")
@@ -100,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="only say whether the lock is current; exit 1 if not")
     args = p.parse_args(argv)
     if not Path(args.python).exists():
-        print(f"ERROR {args.python} does not exist. TIP run ./dev setup first", file=sys.stderr)
+        print(f"ERROR {args.python} does not exist. TIP run ./dev setup test,site first", file=sys.stderr)
         return 2
     if args.check:
         found = problems(python=args.python)
@@ -110,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1 if found else 0
     minor, versions = freeze(args.python)
+    missing = sorted({requirement_name(r) for r in requirements()} - {canonical(n) for n in versions})
+    if missing:   # a learner's .venv (no maintainer extras): its lock would drop their pins
+        print(f"ERROR {args.python} lacks {', '.join(missing)} of pyproject.toml, so its lock would leave them "
+              "unpinned. TIP run ./dev setup test,site first", file=sys.stderr)
+        return 2
     write_atomic(LOCK, render(minor, versions))
     print(f"* wrote {LOCK.name}: {len(versions)} packages, python {minor}", file=sys.stderr)
     return 0

@@ -24,8 +24,10 @@ RELAXED = ("optax", "flax", "orbax-checkpoint", "diffrax", "equinox", "optimisti
 
 
 def requirements(version: str) -> list[str]:
-    """The project's dependencies with JAX replaced by `version` ("latest" = newest)."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    """The project's dependencies and its `test` extra (the harness runs in the side environment too) with JAX
+    replaced by `version` ("latest" = newest)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"] + project["optional-dependencies"]["test"]
     out = []
     for dep in deps:
         name = re.split(r"[=<>!~\[ ]", dep, maxsplit=1)[0].lower()

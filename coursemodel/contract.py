@@ -10,7 +10,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from .cells import course_meta, source_text
+from verify.cells import course_meta, source_text
 
 #: the course's parts, each a folder under content/ with its own 00_总目录 and numbered chapters
 PARTS = ("入门", "进阶")
