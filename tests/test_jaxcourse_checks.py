@@ -71,6 +71,20 @@ def test_selfcheck_inside_forbid_fails_a_swallowed_refusal_and_the_block_then_en
     assert out[2] == "✅ 练习 t.3：通过！"
 
 
+def test_strict_forbid_also_blocks_library_functions_built_on_the_banned_one():
+    """The default lets jnp.linalg.inv use solve internally; strict=True bans the computation itself, so a
+    library route (jax.nn.log_softmax → logsumexp, inv → solve) is refused too."""
+    a = jnp.array([[2.0, 0.0], [0.0, 4.0]])
+    with jaxcourse.forbid("jax.numpy.linalg.solve"):
+        jnp.linalg.inv(a)
+    with pytest.raises(jaxcourse.ForbiddenCall, match="solve"):
+        with jaxcourse.forbid("jax.numpy.linalg.solve", strict=True):
+            jnp.linalg.inv(a)
+    with jaxcourse.forbid("jax.numpy.linalg.solve", strict=True):    # unrelated library code still runs
+        assert float(jnp.linalg.det(a)) == pytest.approx(8.0)
+    assert jnp.allclose(jnp.linalg.inv(a) @ a, jnp.eye(2))          # and nothing is left behind
+
+
 def test_short_traceback_keeps_only_cell_frames_and_the_message():
     source = "def f(n):\n    return g(n)\ndef g(n):\n    if n == 0:\n        raise ValueError('坏了')\n    return g(n - 1)\n"
     namespace = {}

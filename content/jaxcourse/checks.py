@@ -101,7 +101,7 @@ def _take_refusals(marks: list[int]) -> list[str]:
 
 
 @contextmanager
-def forbid(*names: str):
+def forbid(*names: str, strict: bool = False):
     """检查练习的“限制”：with 块里调用 names 里的任何一个函数（如 "jax.numpy.bincount"，或类的方法
     "jax.stages.Compiled.cost_analysis"）就抛 ForbiddenCall。
 
@@ -111,6 +111,8 @@ def forbid(*names: str):
     调用它不算；经由公开的模块属性调用它的（optax 调用 jax.nn.log_softmax）会被拦下，要禁的是这类库函数时把它们也列上。
     答案用 try/except 接住 ForbiddenCall 换条路算也不行：块里的 selfcheck 把那条检查显示为 ❌，块外的调用在块结束时抛出。
     进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
+    strict=True：块里谁调用都算（库里别的函数在内部调用也拦下），用来禁掉一个计算本身，不管绕过哪个库函数
+    （例如 dot_product_attention、stax 内部的 log-sum-exp）；只在参考答案确实用不到它时用。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
@@ -134,7 +136,7 @@ def forbid(*names: str):
     _refused.append(attempted)
     try:
         with swapping([(name, blocked_for(name)) for name in names], notebook_namespaces(2)), \
-                watching(originals, action=refuse):
+                watching(originals, action=refuse, strict=strict):
             yield
     finally:
         del _refused[next(i for i, names in enumerate(_refused) if names is attempted)]

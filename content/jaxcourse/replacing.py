@@ -207,8 +207,8 @@ def _on_start(code, offset):
         return None
     frame = sys._getframe(1)  # 刚开始执行的被盯函数
     local = frame.f_locals
-    for cells, name, action in entries:
-        if all(local.get(k) is v for k, v in cells.items()) and _from_learner(frame.f_back):
+    for cells, name, action, strict in entries:
+        if all(local.get(k) is v for k, v in cells.items()) and (strict or _from_learner(frame.f_back)):
             action(name)
     return None
 
@@ -220,9 +220,10 @@ def _forbidden(name: str):
 
 
 @contextmanager
-def watching(targets: list[tuple[str, object]], action=_forbidden):
+def watching(targets: list[tuple[str, object]], action=_forbidden, strict: bool = False):
     """with 块里，学习者的代码一调用 targets（(名字, 函数对象)）背后的任何 Python 函数，就执行 action(名字)：
-    默认抛 ForbiddenCall（forbid 用），counting 用它计数。Python < 3.12 没有 sys.monitoring：什么也不做。"""
+    默认抛 ForbiddenCall（forbid 用），counting 用它计数。strict：不管是谁调用的（库里别的函数在内部调用也算）。
+    Python < 3.12 没有 sys.monitoring：什么也不做。"""
     monitoring = getattr(sys, "monitoring", None)
     added = []
     if monitoring is not None:
@@ -241,7 +242,7 @@ def watching(targets: list[tuple[str, object]], action=_forbidden):
                             cells[var] = cell.cell_contents
                         except ValueError:
                             pass
-                    entry = (cells, name, action)
+                    entry = (cells, name, action, strict)
                     _watched.setdefault(fn.__code__, []).append(entry)
                     added.append((fn.__code__, entry))
                     monitoring.set_local_events(_tool[0], fn.__code__, monitoring.events.PY_START)
