@@ -219,7 +219,7 @@ def test_kernels_run_without_ipython_history(tmp_path):
 
 
 def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_else(tmp_path):
-    """Editing the punctuation fixer (or the lock writer, the CLI) does not re-run every notebook;
+    """Editing the lock writer (or the CLI, or the course model outside verify/) does not re-run every notebook;
     editing the comparison, or the helper package, does."""
     import shutil
 
@@ -233,7 +233,7 @@ def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_e
     assert {"execute.py", "compare.py", "normalize.py", "lite.py", "cells.py"} <= names
     assert not names & {"punctuation.py", "lock.py", "cli.py", "contract.py", "proposal.py"}, names
     before = helper_digest(tmp_path)
-    with open(tmp_path / "verify" / "punctuation.py", "a", encoding="utf-8") as f:
+    with open(tmp_path / "verify" / "lock.py", "a", encoding="utf-8") as f:
         f.write("\n# edited\n")
     assert helper_digest(tmp_path) == before
     for edited in ("verify/compare.py", "content/jaxcourse/checks.py"):
@@ -241,3 +241,21 @@ def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_e
             f.write("\n# edited\n")
         assert helper_digest(tmp_path) != before, edited
         before = helper_digest(tmp_path)
+
+
+def test_probe_digest_follows_the_probe_and_what_it_imports_from_the_repo(tmp_path, monkeypatch):
+    from verify.cache import probe_digest
+
+    (tmp_path / "judge").mkdir()
+    (tmp_path / "model").mkdir()
+    for pkg in ("judge", "model"):
+        (tmp_path / pkg / "__init__.py").write_text("")
+    (tmp_path / "judge" / "probe.py").write_text("import json\nfrom model.rules import RULES\n\ndef probe(c, nb, p):\n    return []\n")
+    (tmp_path / "model" / "rules.py").write_text("RULES = 1\n")
+    (tmp_path / "model" / "other.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = probe_digest("judge.probe:probe", root=tmp_path)
+    (tmp_path / "model" / "other.py").write_text("X = 2\n")        # not imported by the probe
+    assert probe_digest("judge.probe:probe", root=tmp_path) == before
+    (tmp_path / "model" / "rules.py").write_text("RULES = 2\n")     # imported: the verdict may change
+    assert probe_digest("judge.probe:probe", root=tmp_path) != before

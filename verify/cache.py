@@ -73,28 +73,58 @@ def provenance_mismatch(recorded: dict | None, current: dict) -> str:
 VERDICT_ENTRY = ("runner.py", "worker.py", "execute.py")
 
 
-def verdict_files(verify_dir: Path) -> list[Path]:
-    """The files of verify/ a verdict depends on: VERDICT_ENTRY and, transitively, the verify modules they
-    import (read from their import statements). Editing another module (the punctuation fixer, the lock
-    writer, the CLI) does not make every notebook run again."""
+def imported_files(start: list[Path], root: Path) -> list[Path]:
+    """The files in start and, transitively, the first-party modules they import (from the packages that are
+    folders of root with an __init__.py: verify, coursemodel, coursetools …), read from import statements."""
+    def module_files(base: Path, dotted: str) -> list[Path]:
+        target = base.joinpath(*dotted.split(".")) if dotted else base
+        return [target.with_suffix(".py"), target / "__init__.py"]
+
     seen: set[Path] = set()
-    todo = [verify_dir / name for name in VERDICT_ENTRY]
+    todo = list(start)
     while todo:
         file = todo.pop()
         if file in seen or not file.is_file():
             continue
         seen.add(file)
         for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").startswith("verify")):
-                base = (node.module or "").removeprefix("verify").lstrip(".")
-                if base:
-                    todo.append(verify_dir / (base.replace(".", "/") + ".py"))
-                else:   # from . import cells
-                    todo.extend(verify_dir / f"{alias.name}.py" for alias in node.names)
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = file.parent
+                    for _ in range(node.level - 1):
+                        base = base.parent
+                    dotted = node.module or ""
+                elif (root / (node.module or "").split(".")[0] / "__init__.py").is_file():
+                    base, dotted = root, node.module
+                else:
+                    continue
+                todo += module_files(base, dotted)
+                todo += [f for alias in node.names for f in module_files(base, f"{dotted}.{alias.name}".lstrip("."))]
             elif isinstance(node, ast.Import):
-                todo.extend(verify_dir / (a.name.removeprefix("verify.").replace(".", "/") + ".py")
-                            for a in node.names if a.name.startswith("verify."))
+                todo += [f for a in node.names if (root / a.name.split(".")[0] / "__init__.py").is_file()
+                         for f in module_files(root, a.name)]
     return sorted(seen)
+
+
+def verdict_files(verify_dir: Path) -> list[Path]:
+    """The files of verify/ a verdict depends on: VERDICT_ENTRY and, transitively, the verify modules they
+    import. Editing another module (the lock writer, the CLI, the upgrade check) does not make every notebook
+    run again."""
+    return [f for f in imported_files([verify_dir / name for name in VERDICT_ENTRY], verify_dir.parent)
+            if verify_dir in f.parents]
+
+
+def probe_digest(spec: str, root: Path | None = None) -> str:
+    """Digest of a probe's module ('module:function') and the first-party modules it imports."""
+    from importlib.util import find_spec
+
+    root = root or repo_root()
+    found = find_spec(spec.partition(":")[0])
+    h = hashlib.sha256()
+    for file in imported_files([Path(found.origin)] if found and found.origin else [], root):
+        h.update(str(file.relative_to(root) if root in file.parents else file.name).encode())
+        h.update(file.read_bytes())
+    return h.hexdigest()
 
 
 def helper_digest(root: Path | None = None) -> str:

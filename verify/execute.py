@@ -113,6 +113,26 @@ def decide_cell(cell, fresh_outputs, refresh: bool) -> CellResult:
     return res
 
 
+def load_probe(spec: str):
+    """'package.module:function' → the function. A probe runs in the notebook's live kernel after its last cell
+    (probe(client, notebook, path) → [(cell index, rule, message), …], one item per problem); the course uses
+    it to judge every exercise's self-check in the state the chapter left, without running the chapter again."""
+    import importlib
+
+    module, _, name = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise VerifyError(f"probe {spec!r} cannot be loaded ({exc}); give it as package.module:function") from exc
+
+
+def _run_probe(probe, client, run_nb, path: Path) -> list[tuple[int | None, str, str]]:
+    try:
+        return list(probe(client, run_nb, path))
+    except Exception as exc:   # a probe fault is the notebook's failure, never the harness's crash
+        return [(None, "probe error", f"{type(exc).__name__}: {exc}"[:300])]
+
+
 def run_notebook(
     path: Path,
     *,
@@ -120,10 +140,13 @@ def run_notebook(
     kernel_name: str = DEFAULT_KERNEL,
     refresh: bool = False,
     keep_going: bool = False,
+    probe: str | None = None,
 ) -> NotebookResult:
     """Execute one notebook and check it (or refresh it). Never raises for notebook faults.
 
     keep_going runs every cell even after an unexpected error, to list every behaviour change.
+    probe ('module:function', see load_probe) runs in the same kernel after every cell ran; each problem it
+    returns fails the notebook. Not with refresh or keep_going.
     """
     path = Path(path)
     t0 = time.monotonic()
@@ -131,6 +154,7 @@ def run_notebook(
     try:
         saved_nb = load_notebook(path)
         ensure_kernel(kernel_name)
+        probe_fn = load_probe(probe) if probe and not (refresh or keep_going) else None
     except VerifyError as exc:
         result.status, result.message = NB_ERROR, str(exc)
         return result
@@ -150,9 +174,15 @@ def run_notebook(
         on_cell_executed=tracker.on_done,
     )
     stop: tuple[int, str, str, str] | None = None  # (cell index, rule, message, detail)
+    probed: list[tuple[int | None, str, str]] = []
     try:
         if any(C.is_code(cell) for cell in saved_nb.cells):   # a markdown-only page needs no kernel
-            client.execute()
+            if probe_fn is None:
+                client.execute()
+            else:
+                with client.setup_kernel():   # shuts the kernel down after the probe, not after the last cell
+                    client.execute(cleanup_kc=False)
+                    probed = _run_probe(probe_fn, client, run_nb, path)
     except CellTimeoutError as exc:
         stop = (tracker.current, "cell timeout", f"no result within {timeout:g} s per cell; the kernel was stopped", str(exc).strip()[:2000])
     except DeadKernelError as exc:
@@ -179,6 +209,10 @@ def run_notebook(
         result.cells.append(cell_res)
 
     _check_lite(saved_nb, run_nb, path, result, tracker.finished)
+    for index, rule, message in probed:
+        cell = saved_nb.cells[index] if index is not None and 0 <= index < len(saved_nb.cells) else {}
+        result.cells.append(CellResult(index=index if cell else -1, cell_id=cell.get("id", "(probe)"), status=FAILED,
+                                       rule=rule, message=message, source_head=_head(cell) if cell else probe))
     env = provenance()
     if not refresh:
         fatal, note = provenance_check(saved_nb.metadata.get("verify", {}).get("environment"), env)

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import Cache, cache_key, environment, helper_digest
+from .cache import Cache, cache_key, environment, helper_digest, probe_digest
 from .errors import UsageError
 from .isa import flags_with_isa
 from .results import NB_CACHED, NB_ERROR, NB_FAILED, NotebookResult
@@ -53,6 +53,7 @@ class RunOptions:
     kernel: str = "jax-study"
     keep_going: bool = False
     cpu_isa: str | None = None  # run kernels with XLA_FLAGS=--xla_cpu_max_isa=ISA (verify/isa.py)
+    probe: str | None = None    # module:function judged in each notebook's live kernel (execute.load_probe)
 
 
 class Runner:
@@ -71,6 +72,8 @@ class Runner:
 
     def _key(self, path: Path) -> str:
         opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going}  # the ISA is in env's xla_flags
+        if self.options.probe:   # a verdict with the probe covers the probe's code too
+            opts["probe"] = [self.options.probe, probe_digest(self.options.probe)]
         return cache_key(path, helpers=self.helpers, env=self.env, options=opts)
 
     def run_one(self, path: Path) -> NotebookResult:
@@ -102,6 +105,8 @@ class Runner:
                 cmd.append("--refresh")
             if self.options.keep_going:
                 cmd.append("--keep-going")
+            if self.options.probe:
+                cmd += ["--probe", self.options.probe]
             with self._lock:
                 if self._stopping:
                     return NotebookResult(path=str(path), status=NB_ERROR, message="interrupted before start")

@@ -29,12 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kernel", default="jax-study")
     parser.add_argument("--refresh", action="store_true")
     parser.add_argument("--keep-going", action="store_true")
+    parser.add_argument("--probe", default=None, help="module:function run in the live kernel after the last cell")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     os.environ["JAXCOURSE_PUBLISH"] = "1"  # kernels inherit it: jaxcourse then names cells without temp paths
     try:
         result = run_notebook(args.notebook, timeout=args.timeout, kernel_name=args.kernel, refresh=args.refresh,
-                              keep_going=args.keep_going)
+                              keep_going=args.keep_going, probe=args.probe)
     except KeyboardInterrupt:
         return 130
     args.result.write_text(json.dumps(result.to_dict(), ensure_ascii=False))
