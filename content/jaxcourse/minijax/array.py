@@ -79,15 +79,16 @@ def indices(shape):
     return itertools.product(*(range(n) for n in shape))
 
 
-def broadcast_shapes(*shapes) -> tuple:
-    """NumPy's broadcasting: align on the right; a dimension of 1 stretches."""
+def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple:
+    """NumPy's broadcasting: align on the right; a dimension of 1 stretches. `name` is the operation, for the error."""
     rank = max(len(s) for s in shapes)
     padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
     out = []
     for dims in zip(*padded):
         big = {d for d in dims if d != 1}
         if len(big) > 1:
-            raise ValueError(f"形状无法广播：{' 和 '.join(str(tuple(s)) for s in shapes)}")
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.（形状无法广播）")
         out.append(big.pop() if big else 1)
     return tuple(out)
 

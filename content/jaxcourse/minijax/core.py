@@ -14,6 +14,7 @@ import contextlib
 import itertools
 
 from .array import DTYPES, asarray, short_float
+from .errors import ConcretizationTypeError, TracerBoolConversionError, TracerIntegerConversionError
 
 
 class ShapedArray:
@@ -142,6 +143,7 @@ class Tracer:
     aval = property(lambda self: get_aval(self.val))
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
     ndim = property(lambda self: self.aval.ndim)
 
     def __len__(self):
@@ -153,18 +155,16 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))
 
     def __bool__(self):
-        from .errors import TracerBoolConversionError
         raise TracerBoolConversionError(self)
 
     def __float__(self):
-        from .errors import ConcretizationTypeError
         raise ConcretizationTypeError(self, "float()")
 
     def __int__(self):
-        from .errors import ConcretizationTypeError
         raise ConcretizationTypeError(self, "int()")
 
-    __index__ = __int__
+    def __index__(self):
+        raise TracerIntegerConversionError(self)
 
 
 def find_top_trace(xs) -> Trace:

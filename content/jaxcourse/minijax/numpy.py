@@ -1,14 +1,23 @@
 """迷你 JAX 的 numpy：像 jax.numpy 一样的函数，每个都落到 prims.py 的原语上。
 
-和 jax.numpy 一样，秩不同的两个数组先用 broadcast_in_dim 补齐维度（Python 标量除外：它们是弱类型的常数，
-直接写进方程），所以简单函数的 jaxpr 和 jax.make_jaxpr 打印的原语序列相同。
+每个逐元素函数先做 jax.numpy 做的两件事，再交给原语：
+1. 类型提升（规则在 dtypes.py）：dtype 不同的数组先 convert_element_type 成同一个 dtype，
+   Python 标量变成这个 dtype 的弱类型常数（直接写进方程：2.0:f32[]）；
+2. 秩提升：秩不同的两个数组，秩小的那个先用 broadcast_in_dim 在前面补上长度为 1 的维度。
+所以简单函数的 jaxpr 和 jax.make_jaxpr 打印的一样。迷你 JAX 没有的函数，取用时报 NotImplementedError。
 """
 
 from __future__ import annotations
 
+import builtins
+import math
+
+from . import dtypes
 from . import prims as P
-from .array import Array, asarray
+from .array import Array, asarray as _asarray
 from .core import Tracer, get_aval
+from .errors import unsupported
+
 
 class _DType(str):
     """A dtype name that also builds a strongly typed scalar, like jnp.float32(1.0)."""
@@ -18,84 +27,110 @@ class _DType(str):
 
 
 float32, int32, uint32 = _DType("float32"), _DType("int32"), _DType("uint32")
+bool_ = _DType("bool")
 
 
-def _literal(x, other):
-    """A Python scalar next to an array takes the array's dtype and stays weak (as in jax.numpy)."""
-    if isinstance(x, (int, float)) and not isinstance(x, bool) and isinstance(other, (Array, Tracer)):
-        dtype = get_aval(other).dtype
-        if dtype in ("float32", "int32", "uint32") and not (isinstance(x, float) and dtype != "float32"):
-            return Array([x], (), dtype, weak_type=True)
-    return x
+def _is_array(x) -> bool:
+    return isinstance(x, (Array, Tracer))
 
 
-def _rank_promote(x, y):
-    x, y = _literal(x, y), _literal(y, x)
-    ax, ay = get_aval(x), get_aval(y)
-    if ax.ndim == ay.ndim or (not isinstance(x, (Tracer, Array)) or not isinstance(y, (Tracer, Array))):
-        return x, y
-    if ax.ndim < ay.ndim and ax.ndim > 0:
-        x = P.broadcast_in_dim(x, (1,) * (ay.ndim - ax.ndim) + ax.shape, range(ay.ndim - ax.ndim, ay.ndim))
-    elif ay.ndim < ax.ndim and ay.ndim > 0:
-        y = P.broadcast_in_dim(y, (1,) * (ax.ndim - ay.ndim) + ay.shape, range(ax.ndim - ay.ndim, ax.ndim))
-    return x, y
+def _to(x, dtype: str, weak: bool):
+    """x as `dtype`: a Python scalar becomes a weakly typed constant, an array gets a convert_element_type."""
+    if get_aval(x).dtype == dtype:
+        return x
+    if not _is_array(x):
+        return Array([x], (), dtype, weak_type=True)
+    return P.convert_element_type(x, dtype, weak)
+
+
+def _rank_promote(xs):
+    """Arrays of lower rank get leading 1s (broadcast_in_dim); scalars stay as they are."""
+    rank = builtins.max(get_aval(x).ndim for x in xs)
+    out = []
+    for x in xs:
+        a = get_aval(x)
+        if _is_array(x) and 0 < a.ndim < rank:
+            x = P.broadcast_in_dim(x, (1,) * (rank - a.ndim) + a.shape, range(rank - a.ndim, rank))
+        out.append(x)
+    return out
+
+
+def _promote(*xs):
+    """jnp's two steps before an elementwise primitive: one dtype (dtypes.result_type), then one rank."""
+    dtype, weak = dtypes.result_type(*map(get_aval, xs))
+    return _rank_promote([_to(x, dtype, weak) for x in xs])
+
+
+def _promote_inexact(*xs):
+    """Like _promote, then integers and bools become float32 (sin, exp, true division)."""
+    dtype, weak = dtypes.inexact(*dtypes.result_type(*map(get_aval, xs)))
+    return _rank_promote([_to(x, dtype, weak) for x in xs])
 
 
 def _binary(prim):
-    return lambda x, y: P.bind1(prim, *_rank_promote(x, y))
+    def op(x, y):
+        return P.bind1(prim, *_promote(x, y))
+    op.__name__ = prim.name
+    return op
 
 
-def _to_float(x):
-    """jax.numpy turns integers into float32 before sin, exp, true division ... (lax would refuse them)."""
-    if isinstance(x, (Array, Tracer)) and get_aval(x).dtype != "float32":
-        return P.convert_element_type(x, "float32")
-    return float(x) if isinstance(x, int) and not isinstance(x, bool) else x
-
-
-def divide(x, y):
-    if all(isinstance(v, int) or get_aval(v).dtype != "float32" for v in (x, y) if not isinstance(v, float)):
-        x, y = _to_float(x), _to_float(y)    # 整数 / 整数 得到 float32（真除法），和 jnp 一样
-    return P.bind1(P.div_p, *_rank_promote(x, y))
+def _float_unary(prim):
+    def op(x):
+        return P.bind1(prim, *_promote_inexact(x))
+    op.__name__ = prim.name
+    return op
 
 
 add, subtract, multiply = _binary(P.add_p), _binary(P.sub_p), _binary(P.mul_p)
 maximum, minimum = _binary(P.max_p), _binary(P.min_p)
 greater, less, greater_equal, less_equal = _binary(P.gt_p), _binary(P.lt_p), _binary(P.ge_p), _binary(P.le_p)
 equal, not_equal = _binary(P.eq_p), _binary(P.ne_p)
-def _float_unary(fn):
-    return lambda x: fn(_to_float(x))
+sin, cos, exp, log, tanh, sqrt = map(_float_unary, (P.sin_p, P.cos_p, P.exp_p, P.log_p, P.tanh_p, P.sqrt_p))
 
 
-sin, cos, exp, log, tanh, sqrt = (_float_unary(f) for f in (P.sin, P.cos, P.exp, P.log, P.tanh, P.sqrt))
-negative = P.neg
+def divide(x, y):
+    """True division: integers divide as float32 (3 / 2 = 1.5), as in jnp."""
+    return P.bind1(P.div_p, *_promote_inexact(x, y))
+
+
+true_divide = divide
+
+
+def negative(x):
+    return P.neg(x)
 
 
 def power(x, y):
-    if not isinstance(y, int):
-        raise NotImplementedError("迷你 JAX 只支持整数次幂 x ** n（integer_pow）；其他用 exp(y * log(x))")
+    if not isinstance(y, int) or isinstance(y, bool):
+        raise unsupported(f"x ** {y!r}（pow 原语）", "迷你 JAX 只有整数次幂 x ** n（integer_pow）；"
+                          "其他幂写成 exp(y * log(x))")
     return P.integer_pow(x, y)
 
 
 def array(x, dtype=None):
     """Like jnp.array: a Python scalar stays weakly typed (jnp.array(1.0).weak_type is True), lists do not."""
-    return asarray(x, str(dtype)) if dtype else asarray(x)
+    return _asarray(x, str(dtype)) if dtype else _asarray(x)
 
 
-def zeros(shape, dtype=float32):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return Array([0] * _size(shape), shape, dtype)
+def _shape(shape) -> tuple:
+    return (shape,) if isinstance(shape, int) else tuple(shape)
 
 
-def ones(shape, dtype=float32):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return Array([1] * _size(shape), shape, dtype)
-
-
-def _size(shape):
+def _size(shape) -> int:
     n = 1
     for d in shape:
         n *= d
     return n
+
+
+def zeros(shape, dtype=float32):
+    shape = _shape(shape)
+    return Array([0] * _size(shape), shape, str(dtype))
+
+
+def ones(shape, dtype=float32):
+    shape = _shape(shape)
+    return Array([1] * _size(shape), shape, str(dtype))
 
 
 def zeros_like(x):
@@ -108,48 +143,66 @@ def ones_like(x):
     return ones(a.shape, a.dtype)
 
 
-def arange(start, stop=None, dtype=None):
+def arange(start, stop=None, step=1, dtype=None):
+    """Like jnp.arange: int32 for integer arguments, float32 when any argument is a float."""
     start, stop = (0, start) if stop is None else (start, stop)
-    vals = list(range(start, stop))
-    return Array(vals, (len(vals),), dtype or int32)
+    if builtins.any(isinstance(v, float) for v in (start, stop, step)) or str(dtype) == "float32":
+        n = builtins.max(0, math.ceil((stop - start) / step))
+        return Array([start + i * step for i in range(n)], (n,), "float32")
+    vals = list(range(start, stop, step))
+    return Array(vals, (len(vals),), str(dtype or int32))
 
 
-def linspace(start, stop, num):
+def linspace(start, stop, num=50):
     return Array([start + (stop - start) * i / (num - 1) for i in range(num)], (num,), float32)
 
 
 def where(cond, x, y):
-    x, y = _rank_promote(x, y)
-    return P.select_n(cond, y, x)     # select_n 的第 0 个分支对应 False
+    """select_n(cond, y, x): select_n's case 0 is for False."""
+    if get_aval(cond).dtype != "bool":
+        cond = P.ne(cond, 0)
+    x, y = _promote(x, y)
+    return P.select_n(cond, y, x)
+
+
+def _axes(x, axis) -> list:
+    nd = get_aval(x).ndim
+    if axis is None:
+        return list(range(nd))
+    return [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
 
 
 def sum(x, axis=None):   # noqa: A001 - 与 jnp.sum 同名
-    nd = get_aval(x).ndim
-    axes = range(nd) if axis is None else [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
-    return P.reduce_sum(x, axes)
+    """bool is summed as int32 (jnp.sum(mask) counts the Trues)."""
+    if get_aval(x).dtype == "bool":
+        x = P.convert_element_type(x, "int32")
+    return P.reduce_sum(x, _axes(x, axis))
 
 
 def max(x, axis=None):   # noqa: A001
-    nd = get_aval(x).ndim
-    axes = range(nd) if axis is None else [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
-    return P.reduce_max(x, axes)
+    return P.reduce_max(x, _axes(x, axis))
 
 
 def mean(x, axis=None):
+    """Integers and bools are averaged as float32 (bool goes through int32, as jnp does)."""
+    dtype = get_aval(x).dtype
+    if dtype == "bool":
+        x = P.convert_element_type(x, "int32")
+    if dtype != "float32":
+        x = P.convert_element_type(x, "float32")
     shape = get_aval(x).shape
-    nd = len(shape)
-    axes = range(nd) if axis is None else [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
-    n = 1
-    for a in axes:
-        n *= shape[a]
-    return P.div(sum(x, axis), float(n))
+    return P.div(sum(x, axis), float(_size([shape[a] for a in _axes(x, axis)])))
 
 
 def dot(x, y):
     """Vector·vector, matrix@vector, matrix@matrix (contract x's last axis with y's first)."""
+    dtype, weak = dtypes.result_type(get_aval(x), get_aval(y))
+    x, y = _to(x, dtype, weak), _to(y, dtype, weak)
     ax, ay = get_aval(x), get_aval(y)
     if ax.ndim == 0 or ay.ndim == 0:
         return multiply(x, y)
+    if ay.ndim > 2:
+        raise unsupported("dot / @ 的第二个数组超过 2 维", "用 vmap 把批维度拆开")
     return P.dot_general(x, y, (((ax.ndim - 1,), (0,)), ((), ())))
 
 
@@ -168,26 +221,33 @@ def reshape(x, shape):
         known = _size([d for d in shape if d != -1])
         shape[shape.index(-1)] = _size(get_aval(x).shape) // known
     if _size(shape) != _size(get_aval(x).shape):
-        raise TypeError(f"cannot reshape array of shape {get_aval(x).shape} into shape {tuple(shape)}")
+        raise TypeError(f"cannot reshape array of shape {get_aval(x).shape} (size {_size(get_aval(x).shape)}) "
+                        f"into shape {tuple(shape)} (size {_size(shape)})")
     return P.reshape(x, tuple(shape))
 
 
 def stack(xs, axis=0):
-    return P.stack(list(xs), axis)
+    dtype, weak = dtypes.result_type(*map(get_aval, xs))
+    return P.stack([_to(x, dtype, weak) for x in xs], axis)
 
 
 def astype(x, dtype):
-    return P.convert_element_type(x, dtype)
+    return P.convert_element_type(x, str(dtype))
+
+
+asarray = array
 
 
 # ---- 运算符：Array 和 Tracer 上的 + - * / ** @ < > [] 都落到上面的函数 ----
 def _getitem(x, i):
-    if isinstance(i, int):
+    """An integer index; out of range is clamped to the ends, as JAX does (no IndexError)."""
+    if isinstance(i, int) and not isinstance(i, bool):
         n = get_aval(x).shape[0]
-        return P.index(x, i % n, 0)
+        i = i + n if i < 0 else i
+        return P.index(x, builtins.min(builtins.max(i, 0), n - 1), 0)
     if isinstance(i, slice) and isinstance(x, Array):
         return Array(*_slice(x, i))
-    raise NotImplementedError("迷你 JAX 的下标只支持整数（追踪时）或切片（具体数组）")
+    raise unsupported(f"下标 {type(i).__name__}", "迷你 JAX 的下标只支持整数（追踪时）或切片（具体数组）")
 
 
 def _slice(x, s):
@@ -197,17 +257,39 @@ def _slice(x, s):
     return data, (len(rows),) + x.shape[1:], x.dtype
 
 
+def _swap(fn):
+    def reflected(x, y):
+        return fn(y, x)
+    return reflected
+
+
+def _missing_operator(symbol):
+    def op(*args):
+        raise unsupported(f"运算符 {symbol}", "换成已有的运算（比如 a // b 写成 astype(a / b, int32) 要注意取整方向）")
+    return op
+
+
 _OPS = {
-    "__add__": add, "__radd__": lambda x, y: add(y, x), "__sub__": subtract, "__rsub__": lambda x, y: subtract(y, x),
-    "__mul__": multiply, "__rmul__": lambda x, y: multiply(y, x), "__truediv__": divide,
-    "__rtruediv__": lambda x, y: divide(y, x), "__pow__": power, "__neg__": negative,
-    "__matmul__": dot, "__rmatmul__": lambda x, y: dot(y, x),
+    "__add__": add, "__radd__": _swap(add), "__sub__": subtract, "__rsub__": _swap(subtract),
+    "__mul__": multiply, "__rmul__": _swap(multiply), "__truediv__": divide, "__rtruediv__": _swap(divide),
+    "__pow__": power, "__neg__": negative, "__matmul__": dot, "__rmatmul__": _swap(dot),
     "__gt__": greater, "__lt__": less, "__ge__": greater_equal, "__le__": less_equal,
     "__eq__": equal, "__ne__": not_equal, "__getitem__": _getitem,
     "sum": sum, "max": max, "mean": mean, "reshape": reshape, "astype": astype,
 }
+for _symbol, _names in {"//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
+                        "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__"),
+                        "~": ("__invert__",), "abs()": ("__abs__",), "**（数在左边）": ("__rpow__",)}.items():
+    for _name in _names:
+        _OPS[_name] = _missing_operator(_symbol)
 for _cls in (Array, Tracer):
     for _name, _fn in _OPS.items():
         setattr(_cls, _name, _fn)
     _cls.__hash__ = object.__hash__
     _cls.T = property(transpose)
+
+
+def __getattr__(name):   # jnp 里有、迷你 JAX 里没有的函数：说清楚缺的是什么
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise unsupported(f"jax.numpy.{name}", "迷你 JAX 的 numpy 只有 README 列出的这些函数")

@@ -17,20 +17,7 @@ import operator
 from .array import Array, asarray, broadcast_shapes, cast, f32, indices, strides
 from .core import (Primitive, ShapedArray, batch_rules, get_aval, impl_rules, jvp_rules, shape_rules,
                    vjp_rules)
-
-FLOAT = "float32"
-
-
-def result_dtype(*avals) -> tuple[str, bool]:
-    """dtype of an elementwise result, with JAX's weak typing: a Python scalar takes the other side's dtype.
-
-    Returns (dtype, weak): weak only when every operand is weak (all were Python scalars).
-    """
-    strong = [a.dtype for a in avals if not a.weak_type]
-    floats = any(a.dtype == FLOAT for a in avals)
-    if not strong:
-        return (FLOAT if floats else avals[0].dtype), True
-    return (FLOAT if floats else strong[0]), False
+from .dtypes import FLOAT, check_accepts, lax_result
 
 
 def zeros(aval) -> object:
@@ -54,21 +41,28 @@ def _batch_elementwise(prim):
 
 # ---- 逐元素的原语 ----
 def _elementwise(name, fn, out_dtype=None):
+    """A primitive applying fn to each element; operands broadcast, their dtypes checked as lax does."""
     prim = Primitive(name)
+
+    def operand_dtype(avals):
+        dtype, weak = lax_result(name, avals)
+        check_accepts(name, dtype)
+        return dtype, weak
+
+    def shape_rule(*avals, **params):
+        dtype, weak = operand_dtype(avals)
+        shape = broadcast_shapes(*(a.shape for a in avals), name=name)
+        return [ShapedArray(shape, out_dtype or dtype, weak and out_dtype is None)]
 
     def impl(*xs, **params):
         xs = [asarray(x) for x in xs]
-        shape = broadcast_shapes(*(x.shape for x in xs))
-        dtype, weak = result_dtype(*(get_aval(x) for x in xs))
-        dtype = out_dtype or dtype
-        cols = [x.broadcast_to(shape) for x in xs]
+        dtype, _ = operand_dtype([get_aval(x) for x in xs])
+        (out,) = shape_rule(*(get_aval(x) for x in xs), **params)
+        cols = [x.broadcast_to(out.shape) if x.dtype == dtype else [cast(v, dtype) for v in x.broadcast_to(out.shape)]
+                for x in xs]      # 弱类型的 Python 标量先变成操作数的 dtype（比如 1 → 1.0）
         data = [fn(*vals, **params) for vals in zip(*cols)]
-        return [Array(data, shape, dtype, weak and out_dtype is None)]
+        return [Array(data, out.shape, out.dtype, out.weak_type)]
 
-    def shape_rule(*avals, **params):
-        dtype, weak = result_dtype(*avals)
-        return [ShapedArray(broadcast_shapes(*(a.shape for a in avals)), out_dtype or dtype,
-                            weak and out_dtype is None)]
     impl_rules[prim], shape_rules[prim], batch_rules[prim] = impl, shape_rule, _batch_elementwise(prim)
     return prim
 
@@ -133,49 +127,73 @@ select_n_p = _elementwise("select_n", lambda which, *cases: cases[int(which)])
 
 
 def _select_shape(which, *cases):
-    return [ShapedArray(broadcast_shapes(which.shape, *(c.shape for c in cases)), *result_dtype(*cases))]
+    shape = broadcast_shapes(which.shape, *(c.shape for c in cases), name="select_n")
+    return [ShapedArray(shape, *lax_result("select_n", cases))]
 
 
 def _select_impl(which, *cases):
     which, cases = asarray(which), [asarray(c) for c in cases]
-    shape = broadcast_shapes(which.shape, *(c.shape for c in cases))
-    dtype, weak = result_dtype(*map(get_aval, cases))
-    cols = [which.broadcast_to(shape)] + [c.broadcast_to(shape) for c in cases]
-    return [Array([vals[1 + int(vals[0])] for vals in zip(*cols)], shape, dtype, weak)]
+    (out,) = _select_shape(get_aval(which), *map(get_aval, cases))
+    cols = [which.broadcast_to(out.shape)] + [c.broadcast_to(out.shape) for c in cases]
+    return [Array([vals[1 + int(vals[0])] for vals in zip(*cols)], out.shape, out.dtype, out.weak_type)]
 
 
 shape_rules[select_n_p], impl_rules[select_n_p] = _select_shape, _select_impl
 
 stop_gradient_p = Primitive("stop_gradient")   # 值不变；导数在这里被截断
-impl_rules[stop_gradient_p] = lambda x: [asarray(x)]
-shape_rules[stop_gradient_p] = lambda a: [a]
-
 convert_element_type_p = Primitive("convert_element_type")
-impl_rules[convert_element_type_p] = lambda x, new_dtype, weak_type=False: [
-    Array(asarray(x).data, asarray(x).shape, new_dtype, weak_type)]
-shape_rules[convert_element_type_p] = lambda a, new_dtype, weak_type=False: [ShapedArray(a.shape, new_dtype, weak_type)]
+
+
+def _identity_impl(x):
+    return [asarray(x)]
+
+
+def _identity_shape(a):
+    return [a]
+
+
+def _convert_impl(x, new_dtype, weak_type=False):
+    x = asarray(x)
+    return [Array(x.data, x.shape, new_dtype, weak_type)]
+
+
+def _convert_shape(a, new_dtype, weak_type=False):
+    return [ShapedArray(a.shape, new_dtype, weak_type)]
+
+
+impl_rules[stop_gradient_p], shape_rules[stop_gradient_p] = _identity_impl, _identity_shape
+impl_rules[convert_element_type_p], shape_rules[convert_element_type_p] = _convert_impl, _convert_shape
 
 
 def bind1(prim, *args, **params):
+    """Bind a primitive with one result."""
     return prim.bind(*args, **params)
 
 
-add = lambda x, y: bind1(add_p, x, y)            # noqa: E731
-add_any = lambda x, y: bind1(add_any_p, x, y)    # noqa: E731
-sub = lambda x, y: bind1(sub_p, x, y)            # noqa: E731
-mul = lambda x, y: bind1(mul_p, x, y)            # noqa: E731
-div = lambda x, y: bind1(div_p, x, y)            # noqa: E731
-neg = lambda x: bind1(neg_p, x)                  # noqa: E731
-sin = lambda x: bind1(sin_p, x)                  # noqa: E731
-cos = lambda x: bind1(cos_p, x)                  # noqa: E731
-exp = lambda x: bind1(exp_p, x)                  # noqa: E731
-log = lambda x: bind1(log_p, x)                  # noqa: E731
-tanh = lambda x: bind1(tanh_p, x)                # noqa: E731
-sqrt = lambda x: bind1(sqrt_p, x)                # noqa: E731
-integer_pow = lambda x, y: bind1(integer_pow_p, x, y=y)   # noqa: E731
-select_n = lambda which, *cases: bind1(select_n_p, which, *cases)   # noqa: E731
-stop_gradient = lambda x: bind1(stop_gradient_p, x)   # noqa: E731
-convert_element_type = lambda x, dtype: bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=False)  # noqa: E731
+# 规则里用的小函数：每个就是 bind 一个原语
+def add(x, y): return bind1(add_p, x, y)                      # noqa: E704
+def add_any(x, y): return bind1(add_any_p, x, y)              # noqa: E704
+def sub(x, y): return bind1(sub_p, x, y)                      # noqa: E704
+def mul(x, y): return bind1(mul_p, x, y)                      # noqa: E704
+def div(x, y): return bind1(div_p, x, y)                      # noqa: E704
+def neg(x): return bind1(neg_p, x)                            # noqa: E704
+def sin(x): return bind1(sin_p, x)                            # noqa: E704
+def cos(x): return bind1(cos_p, x)                            # noqa: E704
+def exp(x): return bind1(exp_p, x)                            # noqa: E704
+def log(x): return bind1(log_p, x)                            # noqa: E704
+def tanh(x): return bind1(tanh_p, x)                          # noqa: E704
+def sqrt(x): return bind1(sqrt_p, x)                          # noqa: E704
+def gt(x, y): return bind1(gt_p, x, y)                        # noqa: E704
+def lt(x, y): return bind1(lt_p, x, y)                        # noqa: E704
+def eq(x, y): return bind1(eq_p, x, y)                        # noqa: E704
+def ne(x, y): return bind1(ne_p, x, y)                        # noqa: E704
+def integer_pow(x, y): return bind1(integer_pow_p, x, y=y)    # noqa: E704
+def select_n(which, *cases): return bind1(select_n_p, which, *cases)   # noqa: E704
+def stop_gradient(x): return bind1(stop_gradient_p, x)        # noqa: E704
+
+
+def convert_element_type(x, dtype, weak_type=False):
+    return bind1(convert_element_type_p, x, new_dtype=dtype, weak_type=weak_type)
 
 
 # ---- 形状类原语 ----
@@ -194,8 +212,12 @@ def _reduce(fn):
         for idx, v in zip(indices(x.shape), x.data):
             groups.setdefault(tuple(idx[d] for d in keep), []).append(v)
         data = [fn(groups[idx]) for idx in indices(out_shape)]
-        return [Array(data, out_shape, x.dtype)]
+        return [Array(data, out_shape, x.dtype, x.weak_type)]
     return impl
+
+
+def _reduce_shape(a, axes):
+    return [ShapedArray([n for d, n in enumerate(a.shape) if d not in axes], a.dtype, a.weak_type)]
 
 
 def _fsum(vals):
@@ -208,8 +230,7 @@ def _fsum(vals):
 
 
 impl_rules[reduce_sum_p], impl_rules[reduce_max_p] = _reduce(_fsum), _reduce(max)
-shape_rules[reduce_sum_p] = shape_rules[reduce_max_p] = lambda a, axes: [
-    ShapedArray([n for d, n in enumerate(a.shape) if d not in axes], a.dtype)]
+shape_rules[reduce_sum_p] = shape_rules[reduce_max_p] = _reduce_shape
 
 
 def _bcast_impl(x, shape, broadcast_dimensions):
@@ -219,10 +240,21 @@ def _bcast_impl(x, shape, broadcast_dimensions):
     return [Array(data, shape, x.dtype, x.weak_type)]
 
 
-impl_rules[broadcast_in_dim_p] = _bcast_impl
-shape_rules[broadcast_in_dim_p] = lambda a, shape, broadcast_dimensions: [ShapedArray(shape, a.dtype, a.weak_type)]
-impl_rules[reshape_p] = lambda x, new_sizes: [Array(asarray(x).data, new_sizes, asarray(x).dtype, asarray(x).weak_type)]
-shape_rules[reshape_p] = lambda a, new_sizes: [ShapedArray(new_sizes, a.dtype, a.weak_type)]
+def _bcast_shape(a, shape, broadcast_dimensions):
+    return [ShapedArray(shape, a.dtype, a.weak_type)]
+
+
+def _reshape_impl(x, new_sizes):
+    x = asarray(x)
+    return [Array(x.data, new_sizes, x.dtype, x.weak_type)]
+
+
+def _reshape_shape(a, new_sizes):
+    return [ShapedArray(new_sizes, a.dtype, a.weak_type)]
+
+
+impl_rules[broadcast_in_dim_p], shape_rules[broadcast_in_dim_p] = _bcast_impl, _bcast_shape
+impl_rules[reshape_p], shape_rules[reshape_p] = _reshape_impl, _reshape_shape
 
 
 def _transpose_impl(x, permutation):
@@ -233,8 +265,11 @@ def _transpose_impl(x, permutation):
     return [Array(data, shape, x.dtype, x.weak_type)]
 
 
-impl_rules[transpose_p] = _transpose_impl
-shape_rules[transpose_p] = lambda a, permutation: [ShapedArray([a.shape[p] for p in permutation], a.dtype, a.weak_type)]
+def _transpose_shape(a, permutation):
+    return [ShapedArray([a.shape[p] for p in permutation], a.dtype, a.weak_type)]
+
+
+impl_rules[transpose_p], shape_rules[transpose_p] = _transpose_impl, _transpose_shape
 
 
 def _dot_dims(lhs, rhs, dimension_numbers):
@@ -252,7 +287,7 @@ def _dot_impl(lhs, rhs, dimension_numbers, preferred_element_type=None):
     lhs, rhs = asarray(lhs), asarray(rhs)
     (lc, rc), (lb, rb) = dimension_numbers
     lfree, rfree, shape = _dot_dims(lhs, rhs, dimension_numbers)
-    dtype, _ = result_dtype(get_aval(lhs), get_aval(rhs))
+    dtype, weak = lax_result("dot_general", [get_aval(lhs), get_aval(rhs)])
     data = []
     for idx in indices(shape):
         b, lf, rf = idx[:len(lb)], idx[len(lb):len(lb) + len(lfree)], idx[len(lb) + len(lfree):]
@@ -265,12 +300,14 @@ def _dot_impl(lhs, rhs, dimension_numbers, preferred_element_type=None):
                     target[d] = v
             terms.append(lhs.at(li) * rhs.at(ri))
         data.append(_fsum([cast(t, dtype) for t in terms]) if terms else cast(0, dtype))
-    return [Array(data, shape, dtype)]
+    return [Array(data, shape, dtype, weak)]
 
 
-impl_rules[dot_general_p] = _dot_impl
-shape_rules[dot_general_p] = lambda l, r, dimension_numbers, preferred_element_type=None: [
-    ShapedArray(_dot_dims(l, r, dimension_numbers)[2], result_dtype(l, r)[0])]
+def _dot_shape(lhs, rhs, dimension_numbers, preferred_element_type=None):
+    return [ShapedArray(_dot_dims(lhs, rhs, dimension_numbers)[2], *lax_result("dot_general", [lhs, rhs]))]
+
+
+impl_rules[dot_general_p], shape_rules[dot_general_p] = _dot_impl, _dot_shape
 
 
 def _index_impl(x, axis, i):
@@ -280,27 +317,38 @@ def _index_impl(x, axis, i):
     return [Array(data, shape, x.dtype, x.weak_type)]
 
 
+def _index_shape(a, axis, i):
+    return [ShapedArray(a.shape[:axis] + a.shape[axis + 1:], a.dtype, a.weak_type)]
+
+
+def _stack_shape(*avals, axis):
+    if len({a.shape for a in avals}) > 1:
+        raise ValueError("All input arrays must have the same shape.（stack 的数组形状要相同）")
+    return [ShapedArray(avals[0].shape[:axis] + (len(avals),) + avals[0].shape[axis:], *lax_result("stack", avals))]
+
+
 def _stack_impl(*xs, axis):
     xs = [asarray(x) for x in xs]
-    shape = xs[0].shape[:axis] + (len(xs),) + xs[0].shape[axis:]
-    data = [xs[idx[axis]].at(idx[:axis] + idx[axis + 1:]) for idx in indices(shape)]
-    return [Array(data, shape, result_dtype(*map(get_aval, xs))[0])]
+    (out,) = _stack_shape(*map(get_aval, xs), axis=axis)
+    data = [xs[idx[axis]].at(idx[:axis] + idx[axis + 1:]) for idx in indices(out.shape)]
+    return [Array(data, out.shape, out.dtype, out.weak_type)]
 
 
-impl_rules[index_p], impl_rules[stack_p] = _index_impl, _stack_impl
-shape_rules[index_p] = lambda a, axis, i: [ShapedArray(a.shape[:axis] + a.shape[axis + 1:], a.dtype, a.weak_type)]
-shape_rules[stack_p] = lambda *avals, axis: [ShapedArray(avals[0].shape[:axis] + (len(avals),) + avals[0].shape[axis:],
-                                                         result_dtype(*avals)[0])]
+impl_rules[index_p], shape_rules[index_p] = _index_impl, _index_shape
+impl_rules[stack_p], shape_rules[stack_p] = _stack_impl, _stack_shape
 
-reduce_sum = lambda x, axes: bind1(reduce_sum_p, x, axes=tuple(axes))   # noqa: E731
-reduce_max = lambda x, axes: bind1(reduce_max_p, x, axes=tuple(axes))   # noqa: E731
-broadcast_in_dim = lambda x, shape, dims: bind1(broadcast_in_dim_p, x, shape=tuple(shape),   # noqa: E731
-                                                broadcast_dimensions=tuple(dims))
-reshape = lambda x, shape: bind1(reshape_p, x, new_sizes=tuple(shape))   # noqa: E731
-transpose = lambda x, perm: bind1(transpose_p, x, permutation=tuple(perm))   # noqa: E731
-dot_general = lambda l, r, dims: bind1(dot_general_p, l, r, dimension_numbers=dims)   # noqa: E731
-index = lambda x, i, axis=0: bind1(index_p, x, axis=axis, i=i)   # noqa: E731
-stack = lambda xs, axis=0: bind1(stack_p, *xs, axis=axis)   # noqa: E731
+
+def reduce_sum(x, axes): return bind1(reduce_sum_p, x, axes=tuple(axes))          # noqa: E704
+def reduce_max(x, axes): return bind1(reduce_max_p, x, axes=tuple(axes))          # noqa: E704
+def reshape(x, shape): return bind1(reshape_p, x, new_sizes=tuple(shape))         # noqa: E704
+def transpose(x, perm): return bind1(transpose_p, x, permutation=tuple(perm))     # noqa: E704
+def dot_general(lhs, rhs, dims): return bind1(dot_general_p, lhs, rhs, dimension_numbers=dims)   # noqa: E704
+def index(x, i, axis=0): return bind1(index_p, x, axis=axis, i=i)                 # noqa: E704
+def stack(xs, axis=0): return bind1(stack_p, *xs, axis=axis)                      # noqa: E704
+
+
+def broadcast_in_dim(x, shape, dims):
+    return bind1(broadcast_in_dim_p, x, shape=tuple(shape), broadcast_dimensions=tuple(dims))
 
 
 def unbroadcast(ct, shape):
@@ -315,30 +363,43 @@ def unbroadcast(ct, shape):
 
 
 # ---- 前向模式（jvp）规则：（原始值，切向量）→（输出，输出的切向量）----
-def _linear(prim):   # 线性原语：切向量走同一个运算
-    jvp_rules[prim] = lambda primals, tangents, **p: ([bind1(prim, *primals, **p)], [bind1(prim, *tangents, **p)])
+def _linear(prim):
+    """A linear primitive's tangent goes through the same primitive (add, reshape, reduce_sum ...)."""
+    def rule(primals, tangents, **params):
+        return [bind1(prim, *primals, **params)], [bind1(prim, *tangents, **params)]
+    jvp_rules[prim] = rule
 
 
 for _p in (add_p, add_any_p, sub_p, neg_p, reduce_sum_p, broadcast_in_dim_p, reshape_p, transpose_p, index_p, stack_p):
     _linear(_p)
 
-jvp_rules[mul_p] = lambda p, t: ([mul(*p)], [add(mul(t[0], p[1]), mul(p[0], t[1]))])
-jvp_rules[div_p] = lambda p, t: ([div(*p)], [sub(div(t[0], p[1]), mul(div(p[0], mul(p[1], p[1])), t[1]))])
-jvp_rules[sin_p] = lambda p, t: ([sin(p[0])], [mul(t[0], cos(p[0]))])
-jvp_rules[cos_p] = lambda p, t: ([cos(p[0])], [mul(t[0], neg(sin(p[0])))])
-jvp_rules[log_p] = lambda p, t: ([log(p[0])], [div(t[0], p[0])])
+
+def _mul_jvp(p, t):
+    return [mul(*p)], [add(mul(t[0], p[1]), mul(p[0], t[1]))]
 
 
-def _exp_like(fn, deriv):
+def _div_jvp(p, t):   # d(x/y) = dx/y - x/y² dy
+    return [div(*p)], [sub(div(t[0], p[1]), mul(div(p[0], mul(p[1], p[1])), t[1]))]
+
+
+def _unary_jvp(fn, deriv):
+    """y = fn(x), dy = dx · deriv(x, y): the derivative may reuse the output (exp, tanh, sqrt)."""
     def rule(p, t):
         y = fn(p[0])
-        return [y], [mul(t[0], deriv(y))]
+        return [y], [mul(t[0], deriv(p[0], y))]
     return rule
 
 
-jvp_rules[exp_p] = _exp_like(exp, lambda y: y)
-jvp_rules[tanh_p] = _exp_like(tanh, lambda y: sub(1.0, mul(y, y)))
-jvp_rules[sqrt_p] = _exp_like(sqrt, lambda y: div(0.5, y))
+jvp_rules[mul_p], jvp_rules[div_p] = _mul_jvp, _div_jvp
+jvp_rules[sin_p] = _unary_jvp(sin, lambda x, y: cos(x))
+jvp_rules[cos_p] = _unary_jvp(cos, lambda x, y: neg(sin(x)))
+jvp_rules[exp_p] = _unary_jvp(exp, lambda x, y: y)
+jvp_rules[tanh_p] = _unary_jvp(tanh, lambda x, y: sub(1.0, mul(y, y)))
+jvp_rules[sqrt_p] = _unary_jvp(sqrt, lambda x, y: div(0.5, y))
+
+
+def _log_jvp(p, t):
+    return [log(p[0])], [div(t[0], p[0])]
 
 
 def _pow_deriv(x, y):
@@ -348,29 +409,59 @@ def _pow_deriv(x, y):
     return mul(float(y), x if y == 2 else integer_pow(x, y - 1))
 
 
-jvp_rules[integer_pow_p] = lambda p, t, y: ([integer_pow(p[0], y)], [mul(t[0], _pow_deriv(p[0], y))])
+def _integer_pow_jvp(p, t, y):
+    return [integer_pow(p[0], y)], [mul(t[0], _pow_deriv(p[0], y))]
+
+
+jvp_rules[log_p], jvp_rules[integer_pow_p] = _log_jvp, _integer_pow_jvp
 
 
 def _choose(prim, pick):   # max/min：谁被选中，切向量跟谁；相等时各取一半（和 JAX 一样）
     def rule(p, t):
         x, y = p
-        wins, tie = bind1(pick, x, y), bind1(eq_p, x, y)
+        wins, tie = bind1(pick, x, y), eq(x, y)
         half = mul(0.5, add(t[0], t[1]))
         return [bind1(prim, x, y)], [select_n(tie, select_n(wins, t[1], t[0]), half)]
     return rule
 
 
 jvp_rules[max_p], jvp_rules[min_p] = _choose(max_p, gt_p), _choose(min_p, lt_p)
-jvp_rules[stop_gradient_p] = lambda p, t: ([stop_gradient(p[0])], [zeros(get_aval(p[0]))])
-jvp_rules[select_n_p] = lambda p, t: ([select_n(*p)], [select_n(p[0], *t[1:])])
-jvp_rules[convert_element_type_p] = lambda p, t, **kw: (
-    [bind1(convert_element_type_p, p[0], **kw)],
-    [bind1(convert_element_type_p, t[0], **kw) if kw["new_dtype"] == FLOAT else zeros(ShapedArray(get_aval(p[0]).shape, kw["new_dtype"]))])
-for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p):
-    jvp_rules[_p] = (lambda prim: lambda p, t: ([bind1(prim, *p)], [zeros(get_aval(bind1(prim, *p)))]))(_p)
-jvp_rules[dot_general_p] = lambda p, t, **kw: (
-    [bind1(dot_general_p, *p, **kw)],
-    [add(bind1(dot_general_p, t[0], p[1], **kw), bind1(dot_general_p, p[0], t[1], **kw))])
+
+
+def _stop_gradient_jvp(p, t):
+    return [stop_gradient(p[0])], [zeros(get_aval(p[0]))]
+
+
+def _select_jvp(p, t):
+    return [select_n(*p)], [select_n(p[0], *t[1:])]
+
+
+def _convert_jvp(p, t, new_dtype, weak_type=False):
+    """A float result carries the tangent over; an integer or bool result has none (zeros)."""
+    out = convert_element_type(p[0], new_dtype, weak_type)
+    if new_dtype == FLOAT:
+        return [out], [convert_element_type(t[0], new_dtype, weak_type)]
+    return [out], [zeros(get_aval(out))]
+
+
+def _comparison_jvp(prim):   # 比较的结果是 bool：没有导数
+    def rule(p, t):
+        out = bind1(prim, *p)
+        return [out], [zeros(get_aval(out))]
+    return rule
+
+
+def _dot_jvp(p, t, **params):
+    return [bind1(dot_general_p, *p, **params)], [add(bind1(dot_general_p, t[0], p[1], **params),
+                                                      bind1(dot_general_p, p[0], t[1], **params))]
+
+
+def _argmax_mask(x, y, axes):
+    """Where x reaches its maximum y along axes (ties share equally), as float32."""
+    shape = get_aval(x).shape
+    keep = [d for d in range(len(shape)) if d not in axes]
+    hit = convert_element_type(eq(x, broadcast_in_dim(y, shape, keep)), FLOAT)
+    return div(hit, broadcast_in_dim(reduce_sum(hit, axes), shape, keep))
 
 
 def _reduce_max_jvp(p, t, axes):
@@ -378,14 +469,11 @@ def _reduce_max_jvp(p, t, axes):
     return [y], [reduce_sum(mul(t[0], _argmax_mask(p[0], y, axes)), axes)]
 
 
-def _argmax_mask(x, y, axes):   # 最大值所在的位置（并列时平分）
-    shape = get_aval(x).shape
-    keep = [d for d in range(len(shape)) if d not in axes]
-    hit = convert_element_type(bind1(eq_p, x, broadcast_in_dim(y, shape, keep)), FLOAT)
-    return div(hit, broadcast_in_dim(reduce_sum(hit, axes), shape, keep))
-
-
+jvp_rules[stop_gradient_p], jvp_rules[select_n_p] = _stop_gradient_jvp, _select_jvp
+jvp_rules[convert_element_type_p], jvp_rules[dot_general_p] = _convert_jvp, _dot_jvp
 jvp_rules[reduce_max_p] = _reduce_max_jvp
+for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p):
+    jvp_rules[_p] = _comparison_jvp(_p)
 
 
 # ---- 反向模式（vjp）规则：（输出的余切向量，输入值，输出值）→ 每个输入的余切向量 ----
@@ -393,35 +481,73 @@ def _shapes(invals):
     return [get_aval(v).shape for v in invals]
 
 
-vjp_rules[add_p] = vjp_rules[add_any_p] = lambda ct, xs, out: [unbroadcast(ct[0], s) for s in _shapes(xs)]
-vjp_rules[sub_p] = lambda ct, xs, out: [unbroadcast(ct[0], _shapes(xs)[0]), unbroadcast(neg(ct[0]), _shapes(xs)[1])]
-vjp_rules[mul_p] = lambda ct, xs, out: [unbroadcast(mul(ct[0], xs[1]), _shapes(xs)[0]),
-                                        unbroadcast(mul(xs[0], ct[0]), _shapes(xs)[1])]
-vjp_rules[div_p] = lambda ct, xs, out: [unbroadcast(div(ct[0], xs[1]), _shapes(xs)[0]),
-                                        unbroadcast(neg(mul(ct[0], div(out[0], xs[1]))), _shapes(xs)[1])]
-vjp_rules[neg_p] = lambda ct, xs, out: [neg(ct[0])]
-vjp_rules[sin_p] = lambda ct, xs, out: [mul(ct[0], cos(xs[0]))]
-vjp_rules[cos_p] = lambda ct, xs, out: [mul(ct[0], neg(sin(xs[0])))]
-vjp_rules[exp_p] = lambda ct, xs, out: [mul(ct[0], out[0])]
-vjp_rules[log_p] = lambda ct, xs, out: [div(ct[0], xs[0])]
-vjp_rules[tanh_p] = lambda ct, xs, out: [mul(ct[0], sub(1.0, mul(out[0], out[0])))]
-vjp_rules[sqrt_p] = lambda ct, xs, out: [div(mul(ct[0], 0.5), out[0])]
-vjp_rules[integer_pow_p] = lambda ct, xs, out, y: [mul(ct[0], _pow_deriv(xs[0], y))]
+def _add_vjp(ct, xs, out):
+    return [unbroadcast(ct[0], s) for s in _shapes(xs)]
+
+
+def _sub_vjp(ct, xs, out):
+    sx, sy = _shapes(xs)
+    return [unbroadcast(ct[0], sx), unbroadcast(neg(ct[0]), sy)]
+
+
+def _mul_vjp(ct, xs, out):
+    sx, sy = _shapes(xs)
+    return [unbroadcast(mul(ct[0], xs[1]), sx), unbroadcast(mul(xs[0], ct[0]), sy)]
+
+
+def _div_vjp(ct, xs, out):
+    sx, sy = _shapes(xs)
+    return [unbroadcast(div(ct[0], xs[1]), sx), unbroadcast(neg(mul(ct[0], div(out[0], xs[1]))), sy)]
+
+
+def _unary_vjp(deriv):
+    """x̄ = ȳ · deriv(x, y) for a one-input elementwise primitive."""
+    def rule(ct, xs, out, **params):
+        return [mul(ct[0], deriv(xs[0], out[0], **params))]
+    return rule
+
+
+vjp_rules[add_p] = vjp_rules[add_any_p] = _add_vjp
+vjp_rules[sub_p], vjp_rules[mul_p], vjp_rules[div_p] = _sub_vjp, _mul_vjp, _div_vjp
+vjp_rules[sin_p] = _unary_vjp(lambda x, y: cos(x))
+vjp_rules[cos_p] = _unary_vjp(lambda x, y: neg(sin(x)))
+vjp_rules[exp_p] = _unary_vjp(lambda x, y: y)
+vjp_rules[tanh_p] = _unary_vjp(lambda x, y: sub(1.0, mul(y, y)))
+vjp_rules[integer_pow_p] = _unary_vjp(lambda x, out, y: _pow_deriv(x, y))
+
+
+def _neg_vjp(ct, xs, out):
+    return [neg(ct[0])]
+
+
+def _log_vjp(ct, xs, out):
+    return [div(ct[0], xs[0])]
+
+
+def _sqrt_vjp(ct, xs, out):
+    return [div(mul(ct[0], 0.5), out[0])]
+
+
+vjp_rules[neg_p], vjp_rules[log_p], vjp_rules[sqrt_p] = _neg_vjp, _log_vjp, _sqrt_vjp
 
 
 def _choose_vjp(pick):
     def rule(ct, xs, out):
         x, y = xs
-        wins, tie = bind1(pick, x, y), bind1(eq_p, x, y)
+        wins, tie = bind1(pick, x, y), eq(x, y)
         z, half = zeros(get_aval(ct[0])), mul(0.5, ct[0])
         return [unbroadcast(select_n(tie, select_n(wins, z, ct[0]), half), _shapes(xs)[0]),
                 unbroadcast(select_n(tie, select_n(wins, ct[0], z), half), _shapes(xs)[1])]
     return rule
 
 
+def _no_vjp(ct, xs, out, **params):   # 比较、stop_gradient：输入拿不到余切向量
+    return [None] * len(xs)
+
+
 vjp_rules[max_p], vjp_rules[min_p] = _choose_vjp(gt_p), _choose_vjp(lt_p)
-for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p):
-    vjp_rules[_p] = lambda ct, xs, out: [None, None]
+for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p, stop_gradient_p):
+    vjp_rules[_p] = _no_vjp
 
 
 def _select_vjp(ct, xs, out):
@@ -431,10 +557,13 @@ def _select_vjp(ct, xs, out):
                                  get_aval(c).shape) for i, c in enumerate(cases)]
 
 
-vjp_rules[select_n_p] = _select_vjp
-vjp_rules[stop_gradient_p] = lambda ct, xs, out: [None]
-vjp_rules[convert_element_type_p] = lambda ct, xs, out, **kw: [
-    convert_element_type(ct[0], get_aval(xs[0]).dtype) if get_aval(xs[0]).dtype == FLOAT else None]
+def _convert_vjp(ct, xs, out, **params):
+    """Back to the input's dtype; an integer or bool input gets no cotangent."""
+    dtype = get_aval(xs[0]).dtype
+    return [convert_element_type(ct[0], dtype) if dtype == FLOAT else None]
+
+
+vjp_rules[select_n_p], vjp_rules[convert_element_type_p] = _select_vjp, _convert_vjp
 
 
 def _reduce_sum_vjp(ct, xs, out, axes):
@@ -442,9 +571,8 @@ def _reduce_sum_vjp(ct, xs, out, axes):
     return [broadcast_in_dim(ct[0], shape, [d for d in range(len(shape)) if d not in axes])]
 
 
-vjp_rules[reduce_sum_p] = _reduce_sum_vjp
-vjp_rules[reduce_max_p] = lambda ct, xs, out, axes: [mul(_reduce_sum_vjp(ct, xs, out, axes)[0],
-                                                         _argmax_mask(xs[0], out[0], axes))]
+def _reduce_max_vjp(ct, xs, out, axes):
+    return [mul(_reduce_sum_vjp(ct, xs, out, axes)[0], _argmax_mask(xs[0], out[0], axes))]
 
 
 def _bcast_vjp(ct, xs, out, shape, broadcast_dimensions):
@@ -454,10 +582,12 @@ def _bcast_vjp(ct, xs, out, shape, broadcast_dimensions):
     return [reshape(reduce_sum(ct[0], sorted(summed)), in_shape) if summed else reshape(ct[0], in_shape)]
 
 
-vjp_rules[broadcast_in_dim_p] = _bcast_vjp
-vjp_rules[reshape_p] = lambda ct, xs, out, new_sizes: [reshape(ct[0], get_aval(xs[0]).shape)]
-vjp_rules[transpose_p] = lambda ct, xs, out, permutation: [
-    transpose(ct[0], [permutation.index(i) for i in range(len(permutation))])]
+def _reshape_vjp(ct, xs, out, new_sizes):
+    return [reshape(ct[0], get_aval(xs[0]).shape)]
+
+
+def _transpose_vjp(ct, xs, out, permutation):
+    return [transpose(ct[0], [permutation.index(i) for i in range(len(permutation))])]
 
 
 def _index_vjp(ct, xs, out, axis, i):
@@ -466,8 +596,13 @@ def _index_vjp(ct, xs, out, axis, i):
     return [stack([ct[0] if j == i else z for j in range(n)], axis)]
 
 
-vjp_rules[index_p] = _index_vjp
-vjp_rules[stack_p] = lambda ct, xs, out, axis: [index(ct[0], i, axis) for i in range(len(xs))]
+def _stack_vjp(ct, xs, out, axis):
+    return [index(ct[0], i, axis) for i in range(len(xs))]
+
+
+vjp_rules[reduce_sum_p], vjp_rules[reduce_max_p] = _reduce_sum_vjp, _reduce_max_vjp
+vjp_rules[broadcast_in_dim_p], vjp_rules[reshape_p], vjp_rules[transpose_p] = _bcast_vjp, _reshape_vjp, _transpose_vjp
+vjp_rules[index_p], vjp_rules[stack_p] = _index_vjp, _stack_vjp
 
 
 def _dot_transpose_lhs(g, x, y, dimension_numbers, swap_ans=False):
@@ -525,14 +660,29 @@ def _shift(prim, key):
 
 batch_rules[reduce_sum_p] = _shift(reduce_sum_p, "axes")
 batch_rules[reduce_max_p] = _shift(reduce_max_p, "axes")
-batch_rules[transpose_p] = lambda axis, vals, dims, permutation: (
-    [transpose(vals[0], (0,) + tuple(p + 1 for p in permutation))], [0])
-batch_rules[reshape_p] = lambda axis, vals, dims, new_sizes: (
-    [reshape(vals[0], (axis[0],) + tuple(new_sizes))], [0])
-batch_rules[broadcast_in_dim_p] = lambda axis, vals, dims, shape, broadcast_dimensions: (
-    [broadcast_in_dim(vals[0], (axis[0],) + tuple(shape), (0,) + tuple(d + 1 for d in broadcast_dimensions))], [0])
-batch_rules[stop_gradient_p] = lambda axis, vals, dims: ([stop_gradient(vals[0])], [0])
-batch_rules[convert_element_type_p] = lambda axis, vals, dims, **kw: ([bind1(convert_element_type_p, vals[0], **kw)], [0])
+def _transpose_batch(axis, vals, dims, permutation):
+    return [transpose(vals[0], (0,) + tuple(p + 1 for p in permutation))], [0]
+
+
+def _reshape_batch(axis, vals, dims, new_sizes):
+    return [reshape(vals[0], (axis[0],) + tuple(new_sizes))], [0]
+
+
+def _bcast_batch(axis, vals, dims, shape, broadcast_dimensions):
+    dims_out = (0,) + tuple(d + 1 for d in broadcast_dimensions)
+    return [broadcast_in_dim(vals[0], (axis[0],) + tuple(shape), dims_out)], [0]
+
+
+def _same_batch(prim):   # 逐元素的单输入原语：整批照做一遍，批维度不动
+    def rule(axis, vals, dims, **params):
+        return [bind1(prim, vals[0], **params)], [0]
+    return rule
+
+
+batch_rules[transpose_p], batch_rules[reshape_p] = _transpose_batch, _reshape_batch
+batch_rules[broadcast_in_dim_p] = _bcast_batch
+batch_rules[stop_gradient_p] = _same_batch(stop_gradient_p)
+batch_rules[convert_element_type_p] = _same_batch(convert_element_type_p)
 
 
 def _index_batch(size_name, vals, dims, **p):
@@ -564,6 +714,4 @@ def _dot_batch(axis, vals, dims, dimension_numbers, preferred_element_type=None)
 batch_rules[dot_general_p] = _dot_batch
 
 
-gt = lambda x, y: bind1(gt_p, x, y)   # noqa: E731
-lt = lambda x, y: bind1(lt_p, x, y)   # noqa: E731
-eq = lambda x, y: bind1(eq_p, x, y)   # noqa: E731
+
