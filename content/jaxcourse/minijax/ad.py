@@ -171,12 +171,21 @@ def value_and_grad(f, argnums=0, has_aux=False):
                                     f"of np.inexact), but got {get_aval(leaf).dtype}.（整数没有导数：传 2.0 而不是 2）")
         out, f_vjp = vjp(g, *[args[i] for i in nums])
         value, aux = out if has_aux else (out, None)
-        if get_aval(value).shape != ():
-            raise TypeError(f"grad 要求函数返回标量，这个函数返回的形状是 {get_aval(value).shape}")
+        _check_output(get_aval(value))
         cts = f_vjp((1.0, tree_map_zero(aux)) if has_aux else 1.0)
         grads = cts[0] if isinstance(argnums, int) else tuple(cts)
         return ((value, aux), grads) if has_aux else (value, grads)
     return wrapped
+
+
+def _check_output(aval):
+    """grad differentiates a float32 scalar (JAX raises TypeError for the rest)."""
+    if aval.dtype != "float32":
+        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but "
+                        f"got {aval.dtype}.（整数、布尔的输出没有导数：函数最后别转成整数，或者改用 jvp）")
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}."
+                        "（grad 要求函数返回标量：先 sum，或者用 vjp）")
 
 
 def tree_map_zero(aux):

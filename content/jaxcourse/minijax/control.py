@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from .ad import jvp as _jvp, vjp as _vjp
 from .batching import vmap
-from .core import (Jaxpr, Primitive, batch_rules, eval_jaxpr, get_aval, impl_rules, jvp_rules, shape_rules,
-                   trace_to_jaxpr, vjp_rules)
+from .array import Array, asarray
+from .core import (Jaxpr, Primitive, ShapedArray, Tracer, batch_rules, eval_jaxpr, get_aval, impl_rules, jvp_rules,
+                   shape_rules, trace_to_jaxpr, vjp_rules)
+from .numpy import not_equal
 from .prims import (add_any, batched, convert_element_type, eq, gt, index, reduce_max, select_n, stack,
                     stop_gradient, transpose, zeros)
 from .tree import tree_flatten, tree_map, tree_unflatten
@@ -51,33 +53,57 @@ def cond(pred, true_fun, false_fun, *operands):
     trees = []
     funs = [_flat(f, in_tree, trees) for f in (true_fun, false_fun)]
     (jt, ct), (jf, cf) = (trace_closed(f, avals) for f in funs)
-    if trees[0] != trees[1] or len(jt.outs) != len(jf.outs):
-        raise TypeError(f"cond branches must have equal output types（两个分支要返回同样的结构）：{trees[0]} 对 {trees[1]}")
-    targets = _common_types(jt.out_avals, jf.out_avals, "cond branches must have equal output types")
-    if [a.dtype for a in jt.out_avals] != targets:      # 弱类型的输出（比如 lambda v: 0.0）提升成另一支的 dtype
+    if trees[0] != trees[1]:
+        raise TypeError("cond branches must have equal output types but they differ.（两个分支要返回同样的结构）："
+                        f"true_fun 返回 {trees[0]}，false_fun 返回 {trees[1]}")
+    targets = _common_types(jt.out_avals, jf.out_avals)
+    if jt.out_avals != targets:      # 弱类型的输出（比如 lambda v: 0.0）换成另一支的强类型
         jt, ct = trace_closed(_converted(funs[0], targets), avals)
-    if [a.dtype for a in jf.out_avals] != targets:
+    if jf.out_avals != targets:
         jf, cf = trace_closed(_converted(funs[1], targets), avals)
     ca, cb = [get_aval(c) for c in cf], [get_aval(c) for c in ct]
     branches = (_pad(jf, [], cb), _pad(jt, ca, []))   # 下标 0 是 false 分支，和 JAX 一样
-    which = convert_element_type(gt(pred, 0) if get_aval(pred).dtype != "bool" else pred, "int32")
-    outs = cond_p.bind(which, *cf, *ct, *leaves, branches=branches)
+    outs = cond_p.bind(_branch_index(pred), *cf, *ct, *leaves, branches=branches)
     return tree_unflatten(trees[0], outs)
 
 
-def _common_types(a_avals, b_avals, message):
-    """dtypes both sides agree on: equal shapes; a weakly typed side takes the other side's dtype (as in JAX)."""
+def _branch_index(pred):
+    """The predicate as the branch index 0 / 1: any nonzero number is true (cond(-0.5, ...) takes true_fun)."""
+    aval = get_aval(pred)
+    if aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.（谓词要是一个标量）")
+    if aval.dtype != "bool":
+        pred = not_equal(pred, 0)
+    return convert_element_type(pred, "int32")
+
+
+def _common_types(a_avals, b_avals):
+    """The branches' outputs must have equal shapes and dtypes; only weak types may differ (then strong wins)."""
     out = []
     for a, b in zip(a_avals, b_avals):
-        if a.shape != b.shape or (a.dtype != b.dtype and not (a.weak_type or b.weak_type)):
-            raise TypeError(f"{message}（形状和 dtype 要相同）：{a.long()} 对 {b.long()}")
-        out.append(b.dtype if a.weak_type and not b.weak_type else a.dtype)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise TypeError("cond branches must have equal output types but they differ.（两个分支输出的形状和 "
+                            f"dtype 要相同）：true_fun 输出 {a.long()}，false_fun 输出 {b.long()}")
+        out.append(ShapedArray(a.shape, a.dtype, a.weak_type and b.weak_type))
     return out
 
 
-def _converted(flat_fun, dtypes):
-    return lambda *xs: [o if get_aval(o).dtype == d else convert_element_type(o, d)
-                        for o, d in zip(flat_fun(*xs), dtypes)]
+def _converted(flat_fun, avals):
+    """flat_fun with each weakly typed output made strong (a constant directly, a traced value by conversion)."""
+    def fun(*xs):
+        outs = []
+        for o, a in zip(flat_fun(*xs), avals):
+            outs.append(_strong(o, a.dtype) if get_aval(o).weak_type and not a.weak_type else o)
+        return outs
+    return fun
+
+
+def _strong(x, dtype):
+    """x with a strong dtype: a constant is rewritten (JAX prints it as a literal), a traced value converted."""
+    if isinstance(x, Tracer):
+        return convert_element_type(x, dtype)
+    x = asarray(x)
+    return Array(x.data, x.shape, dtype)
 
 
 impl_rules[cond_p] = lambda which, *args, branches: run(branches[int(which)], *args)
@@ -236,7 +262,6 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(c, _):
             i, v = c
             return (i + 1, body_fun(i, v)), None
-        from .array import Array
         (_, out), _ = scan(step, (Array([lower], (), "int32"), init_val), None, length=upper - lower)
         return out
     _, out = while_loop(lambda c: c[0] < upper, lambda c: (c[0] + 1, body_fun(c[0], c[1])), (lower, init_val))

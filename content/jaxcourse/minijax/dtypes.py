@@ -45,6 +45,9 @@ def lax_result(name: str, avals) -> tuple[str, bool]:
     if len(set(strong)) > 1:
         raise TypeError(f"{name} requires arguments to have the same dtypes, got {', '.join(strong)}."
                         "（lax 的原语不做类型提升：先用 astype 转成同一个 dtype）")
+    if strong and any(KIND[a.dtype] > KIND[strong[0]] for a in avals if a.weak_type):
+        raise TypeError(f"{name}: a weakly typed {max(avals, key=lambda a: KIND[a.dtype]).dtype} cannot meet "
+                        f"{strong[0]} here（lax 的原语不提升类型：先转换 dtype）")
     if strong:
         return strong[0], False
     return result_type(*avals)

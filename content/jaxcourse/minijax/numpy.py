@@ -160,7 +160,7 @@ def linspace(start, stop, num=50):
 def where(cond, x, y):
     """select_n(cond, y, x): select_n's case 0 is for False."""
     if get_aval(cond).dtype != "bool":
-        cond = P.ne(cond, 0)
+        cond = not_equal(cond, 0)
     x, y = _promote(x, y)
     return P.select_n(cond, y, x)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 
 from .array import Array, f32
+from .errors import unsupported
 
 MASK = 0xFFFFFFFF
 
@@ -34,19 +35,51 @@ def threefry2x32(key, count):
 
 
 class Key:
-    """A typed key (jax.random.key): two uint32 words."""
+    """A typed key array (jax.random.key: shape (); split: shape (n,)): each key is two uint32 words."""
 
-    def __init__(self, words):
-        self.words = tuple(int(w) & MASK for w in words)
+    dtype = "key<fry>"
+
+    def __init__(self, words, shape=()):
+        self.shape = tuple(shape)
+        self.pairs = [tuple(int(w) & MASK for w in p) for p in (words if self.shape else [words])]
+
+    words = property(lambda self: self._scalar("key_data").pairs[0])
+    ndim = property(lambda self: len(self.shape))
+
+    def _scalar(self, name) -> "Key":
+        if self.shape != ():
+            raise ValueError(f"{name} accepts a single key, but was given a key array of shape {self.shape} != (). "
+                             "Use jax.vmap for batching.（先取出一个 key：keys[0]）")
+        return self
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __getitem__(self, i):
+        if not self.shape:
+            raise TypeError("Too many indices: 0-dimensional key array indexed with 1 index.")
+        if isinstance(i, slice):
+            kept = self.pairs[i]
+            return Key(kept, (len(kept),))
+        n = self.shape[0]
+        return Key(self.pairs[min(max(i + n if i < 0 else i, 0), n - 1)])   # 越界和 JAX 一样取到两端
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self):
-        return f"Array((), dtype=key<fry>) overlaying:\n[{self.words[0]} {self.words[1]}]"
+        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{key_data(self)}"
 
     def __eq__(self, other):
-        return isinstance(other, Key) and self.words == other.words
+        """Like JAX: an array of bools (a single key gives a 0-d one, usable in `if`)."""
+        if not isinstance(other, Key) or other.shape != self.shape:
+            return NotImplemented
+        same = [a == b for a, b in zip(self.pairs, other.pairs)]
+        return Array(same, self.shape, "bool")
 
-    def __hash__(self):
-        return hash(self.words)
+    __hash__ = object.__hash__
 
 
 def key(seed: int) -> Key:
@@ -55,30 +88,40 @@ def key(seed: int) -> Key:
 
 
 def key_data(k: Key) -> Array:
-    return Array(k.words, (2,), "uint32")
+    """The uint32 words under the keys: shape k.shape + (2,)."""
+    return Array([w for p in k.pairs for w in p], k.shape + (2,), "uint32")
 
 
 def _counters(n):
     return [(i >> 32, i & MASK) for i in range(n)]   # 计数器 i 拆成高 32 位、低 32 位
 
 
-def split(k: Key, num: int = 2) -> list[Key]:
-    """Child keys: key i is threefry2x32(k, counter i)."""
-    return [Key(threefry2x32(k.words, c)) for c in _counters(num)]
+def split(k: Key, num: int = 2) -> Key:
+    """A key array of `num` child keys: key i is threefry2x32(k, counter i)."""
+    words = k._scalar("split").words
+    return Key([threefry2x32(words, c) for c in _counters(num)], (num,))
 
 
 def fold_in(k: Key, data: int) -> Key:
     """A new key derived from k and an integer (a step number, a device index...)."""
-    return Key(threefry2x32(k.words, (0, int(data) & MASK)))
+    return Key(threefry2x32(k._scalar("fold_in").words, (0, int(data) & MASK)))
+
+
+def _key_words(k, name):
+    if not isinstance(k, Key):
+        raise unsupported(f"{name} 的这种 key（{type(k).__name__}）",
+                          "迷你 JAX 只认 random.key(seed) 造出的 key，没有旧式的 PRNGKey（uint32[2] 数组）")
+    return k._scalar(name).words
 
 
 def bits(k: Key, shape=()) -> Array:
     """uint32 random bits: element i is the xor of the two words of threefry2x32(k, counter i)."""
+    words = _key_words(k, "bits")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     n = 1
     for d in shape:
         n *= d
-    return Array([a ^ b for a, b in (threefry2x32(k.words, c) for c in _counters(n))], shape, "uint32")
+    return Array([a ^ b for a, b in (threefry2x32(words, c) for c in _counters(n))], shape, "uint32")
 
 
 def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True) -> Array:
@@ -87,8 +130,15 @@ def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True) -> Array
     Then `v * span + lo`. On a CPU with FMA (x86 since 2013, every ARM64) XLA fuses the multiply-add into
     one rounding; without FMA (XLA held to AVX or older) it rounds the product first: fma=False.
     """
+    _key_words(k, "uniform")
     b = bits(k, shape)
     floats = [struct.unpack("<f", struct.pack("<I", (x >> 9) | 0x3F800000))[0] - 1.0 for x in b.data]
     lo, span = f32(minval), f32(f32(maxval) - f32(minval))
     # 一次舍入：在双精度里算完再舍入（乘积在双精度里是精确的）；两次舍入：先把乘积舍入成 float32
     return Array([max(lo, f32(v * span + lo) if fma else f32(f32(v * span) + lo)) for v in floats], b.shape, "float32")
+
+
+def __getattr__(name):   # jax.random 里有、迷你 JAX 里没有的（normal、PRNGKey……）：说清楚缺的是什么
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise unsupported(f"jax.random.{name}", "迷你 JAX 的 random 只有 key、key_data、split、fold_in、bits、uniform")
