@@ -85,6 +85,28 @@ def test_strict_forbid_also_blocks_library_functions_built_on_the_banned_one():
     assert jnp.allclose(jnp.linalg.inv(a) @ a, jnp.eye(2))          # and nothing is left behind
 
 
+def test_forbid_catches_a_banned_function_handed_to_a_library_to_call():
+    """Review 6: the original kept in a tuple (out of the reference swap's reach) and handed to library code that
+    calls it (jnp.piecewise's branch, a Mock's side_effect, equinox.filter_jit). A library calling a function it
+    names itself (inv → solve) stays allowed."""
+    from unittest import mock
+
+    import equinox as eqx
+
+    held = (jax.nn.log_sigmoid,)
+    x = jnp.array([-1.0, 2.0])
+    routes = {"piecewise": lambda v: jnp.piecewise(v, [v == v], [held[0]]),
+              "mock": lambda v: mock.Mock(side_effect=held[0])(v),
+              "filter_jit": lambda v: eqx.filter_jit(held[0])(v)}
+    for name, route in routes.items():
+        assert jnp.allclose(route(x), jax.nn.log_sigmoid(x)), name
+        with pytest.raises(jaxcourse.ForbiddenCall, match="log_sigmoid"):
+            with jaxcourse.forbid("jax.nn.log_sigmoid"):
+                route(x)
+    with jaxcourse.forbid("jax.numpy.linalg.solve"):
+        assert jnp.allclose(jnp.linalg.inv(jnp.eye(2)), jnp.eye(2))
+
+
 def test_short_traceback_keeps_only_cell_frames_and_the_message():
     source = "def f(n):\n    return g(n)\ndef g(n):\n    if n == 0:\n        raise ValueError('坏了')\n    return g(n - 1)\n"
     namespace = {}

@@ -190,15 +190,29 @@ def _functions_behind(obj, depth=0) -> list[types.FunctionType]:
     return found
 
 
-def _from_learner(frame) -> bool:
-    """跳过变换和包装，看把这个函数交进来（调用它）的是不是库以外的代码（notebook、学习者的模块）。"""
+def _from_learner(frame, code: types.CodeType) -> bool:
+    """跳过变换和包装，看调用这个函数（代码 code）的是不是学习者：库以外的代码（notebook、学习者的模块），
+    或者一个库函数、而它调用的函数是别人交给它的（jnp.piecewise 的分支、Mock 的 side_effect、equinox.filter_jit
+    包着的函数：学习者把被禁函数藏在元组里再交给库）。库函数按名字调用自己模块里的函数（inv 里的 solve、
+    optax 里的 jax.nn.log_softmax）才算库的内部用法。"""
     while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
                                  or any(p in frame.f_code.co_filename for p in _PASS_THROUGH)):
         frame = frame.f_back
     if frame is None:
         return False
-    path = frame.f_code.co_filename
-    return not path.startswith(_LIBRARY)
+    if not frame.f_code.co_filename.startswith(_LIBRARY):
+        return True
+    return not _names_it(frame, code)
+
+
+def _names_it(frame, code: types.CodeType) -> bool:
+    """库函数的帧 frame 是不是按名字调用 code 的函数：名字出现在它的代码里（模块属性 jax.nn.log_softmax、
+    全局函数 solve），或者它的某个全局名字背后就是这个函数（换了名字导入的）。"""
+    names = frame.f_code.co_names
+    if code.co_name in names:
+        return True
+    found = frame.f_globals
+    return any(fn.__code__ is code for n in names if n in found for fn in _functions_behind(found[n]))
 
 
 def _on_start(code, offset):
@@ -208,7 +222,7 @@ def _on_start(code, offset):
     frame = sys._getframe(1)  # 刚开始执行的被盯函数
     local = frame.f_locals
     for cells, name, action, strict in entries:
-        if all(local.get(k) is v for k, v in cells.items()) and (strict or _from_learner(frame.f_back)):
+        if all(local.get(k) is v for k, v in cells.items()) and (strict or _from_learner(frame.f_back, code)):
             action(name)
     return None
 
