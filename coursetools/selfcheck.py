@@ -44,11 +44,11 @@ def answer_lines(source: str) -> list[str]:
 class _Session:
     """One kernel holding the chapter's state, executing probe cells on demand."""
 
-    def __init__(self, nb, path: Path, timeout: float) -> None:
+    def __init__(self, nb, path: Path, timeout: float, client: NotebookClient | None = None) -> None:
         self.nb = nb
-        self.client = NotebookClient(nb, kernel_name="jax-study", timeout=timeout, allow_errors=True,
-                                     extra_arguments=KERNEL_ARGUMENTS, record_timing=False, shutdown_kernel="immediate",
-                                     resources={"metadata": {"path": str(path.parent.resolve())}})
+        self.client = client or NotebookClient(
+            nb, kernel_name="jax-study", timeout=timeout, allow_errors=True, extra_arguments=KERNEL_ARGUMENTS,
+            record_timing=False, shutdown_kernel="immediate", resources={"metadata": {"path": str(path.parent.resolve())}})
 
     def run(self, source: str) -> str:
         cell = nbformat.v4.new_code_cell(source)
@@ -74,48 +74,62 @@ class _Session:
         return self.run(answer), self.run(source_text(self.nb.cells[ex.check]))
 
 
-def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None) -> list[Problem]:
-    """All self-check problems of one chapter. seconds, when given, gets the wall time of the chapter's run
-    ("chapter") and of each exercise's probes (by exercise id)."""
-    nb = load_notebook(path)
-    ch = parse_chapter(nb)
-    cells = nb.cells
+def _exercises(nb) -> list:
+    return [e for e in parse_chapter(nb).exercises.values() if None not in (e.answer, e.check, e.reference) and e.names]
+
+
+def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
+    """Every exercise of the chapter whose cells ran in session: ⏳ shipped, ✅ reference, never ✅ wrong, no leak."""
+    cells = session.nb.cells
     problems: list[Problem] = []
 
     def add(idx, rule, msg):
         problems.append(Problem(str(path), idx, cells[idx].get("id", "") if idx is not None else "", rule, msg))
 
-    exercises = [e for e in ch.exercises.values() if None not in (e.answer, e.check, e.reference) and e.names]
-    if not exercises:
-        return problems
-    session = _Session(nb, path, timeout)
+    for ex in _exercises(session.nb):
+        start = time.perf_counter()
+        check_src = source_text(cells[ex.check])
+        ref_src = source_text(cells[ex.reference])
+        shipped = output_text(cells[ex.check].get("outputs", []))
+        if PENDING not in shipped:
+            add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
+        ref_out, got = session.judge(ex, ref_src)
+        if PASS not in got:
+            add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
+        outputs = [shipped, got]
+        for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
+            got = session.judge(ex, wrong)[1]
+            outputs.append(got)
+            if PASS in got:
+                add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
+        for line in answer_lines(ref_src):
+            if line in check_src or any(line in o for o in outputs):
+                add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")
+        session.forget(ex)
+        seconds[ex.id] = time.perf_counter() - start
+    return problems
+
+
+def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None) -> list[Problem]:
+    """All self-check problems of one chapter, in a kernel of its own. seconds, when given, gets the wall time
+    of the chapter's run ("chapter") and of each exercise's probes (by exercise id)."""
+    nb = load_notebook(path)
     seconds = {} if seconds is None else seconds
+    if not _exercises(nb):
+        return []
+    session = _Session(nb, path, timeout)
     with session.client.setup_kernel():
         start = time.perf_counter()
         session.run_chapter()
         seconds["chapter"] = time.perf_counter() - start
-        for ex in exercises:
-            start = time.perf_counter()
-            check_src = source_text(cells[ex.check])
-            ref_src = source_text(cells[ex.reference])
-            shipped = output_text(cells[ex.check].get("outputs", []))
-            if PENDING not in shipped:
-                add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
-            ref_out, got = session.judge(ex, ref_src)
-            if PASS not in got:
-                add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
-            outputs = [shipped, got]
-            for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
-                got = session.judge(ex, wrong)[1]
-                outputs.append(got)
-                if PASS in got:
-                    add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
-            for line in answer_lines(ref_src):
-                if line in check_src or any(line in o for o in outputs):
-                    add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")
-            session.forget(ex)
-            seconds[ex.id] = time.perf_counter() - start
-    return problems
+        return _judge(session, path, seconds)
+
+
+def probe(client: NotebookClient, nb, path: Path) -> list[tuple[int | None, str, str]]:
+    """The same judgement in the kernel the verification run left (verify's probe hook, see
+    [tool.pytest.ini_options] verify_probe): the chapter does not run a second time."""
+    client.allow_errors = True   # a wrong answer may raise; the self-check after it must still run
+    return [(p.cell, p.rule, p.message) for p in _judge(_Session(nb, Path(path), client.timeout, client), Path(path), {})]
 
 
 def try_answers(path: Path, exercise: str, answers: list[str], timeout: float = 600) -> list[tuple[bool, str]]:

@@ -21,8 +21,8 @@ def run_notebooks(tmp_path):
     from verify.cache import Cache
     from verify.runner import RunOptions, Runner
 
-    def run(*paths, refresh=False, timeout=60, use_cache=False, jobs=2):
-        runner = Runner(RunOptions(timeout=timeout, jobs=jobs, refresh=refresh, use_cache=use_cache),
+    def run(*paths, refresh=False, timeout=60, use_cache=False, jobs=2, probe=None):
+        runner = Runner(RunOptions(timeout=timeout, jobs=jobs, refresh=refresh, use_cache=use_cache, probe=probe),
                         cache=Cache(tmp_path / "cache"))
         results = runner.run([Path(p) for p in paths])
         return {Path(r.path).stem: r for r in results}

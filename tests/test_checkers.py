@@ -154,6 +154,30 @@ def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path
     assert "selfcheck-pending" in _selfcheck_rules(tmp_path, cells)
 
 
+def test_verify_judges_the_selfchecks_in_the_kernel_it_ran_the_chapter_in(tmp_path, run_notebooks):
+    """pytest's notebook items run with the probe of [tool.pytest.ini_options]: a recorded wrong answer that
+    passes fails the chapter's verification, named at its self-check cell; a sound chapter passes."""
+    import tomllib
+
+    from conftest import ROOT
+
+    probe = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["verify_probe"]
+    assert probe == "coursetools.selfcheck:probe"
+    cells = chapter_cells()
+    runs = _index(cells, "# ✅ 推荐写法")   # the factory's chapter reuses x after the lite cells: make it run through
+    cells[runs].source = cells[runs].source.replace("print(len(x))", "x = [1, 2, 3]\nprint(len(x))")
+    check = _index(cells, "# 🧪")
+    good = write_chapter(tmp_path / "good" / "99_测试章.ipynb", cells)
+    cells[check].metadata["course"]["wrong_answers"] = ["def halve(value):\n    return value // 2"]
+    bad = write_chapter(tmp_path / "bad" / "99_测试章.ipynb", cells)
+    run_notebooks(good, bad, refresh=True)                       # saved outputs from a real run
+    assert run_notebooks(good, probe=probe)["99_测试章"].ok
+    result = run_notebooks(bad, probe=probe)["99_测试章"]
+    failed = [c for c in result.failures() if c.rule == "selfcheck-wrong"]
+    assert not result.ok and failed and failed[0].index == check and "wrong answer #" in failed[0].message
+    assert run_notebooks(bad)["99_测试章"].ok                      # without the probe nothing judges them
+
+
 def test_counts_name_both_kinds_of_pair(tmp_path):
     path = _executed(tmp_path)
     figures = counts(path, nbformat.read(path, as_version=4))

@@ -24,6 +24,8 @@ def pytest_addoption(parser):
     group.addoption("--verify-kernel", default="jax-study", help="kernelspec the notebooks run on")
     parser.addini("verify_notebook_dirs", "folders whose notebooks become test items", type="linelist",
                   default=["content"])
+    parser.addini("verify_probe", "module:function run in each notebook's live kernel after its last cell "
+                  "(verify.execute.load_probe); empty for none", default="")
 
 
 class NotebookFailed(Exception):
@@ -66,6 +68,7 @@ class _Batch:
                 jobs=cfg.getoption("verify_jobs") or os.cpu_count() or 1,
                 use_cache=not cfg.getoption("verify_no_cache"),
                 kernel=cfg.getoption("verify_kernel"),
+                probe=cfg.getini("verify_probe") or None,
             )
             runner = Runner(options)
             try:
