@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-if-not-lower", action="store_true",
                    help="with --cpu-isa: exit 0 at once when this CPU has nothing newer than ISA (the run would repeat a plain one)")
     p.add_argument("--kernel", default="jax-study", help=argparse.SUPPRESS)
+    p.add_argument("--probe", metavar="MODULE:FUNCTION",
+                   help="also run this probe in each notebook's live kernel after its last cell, as pytest does "
+                        "(the course: coursetools.selfcheck:probe judges every exercise's self-check)")
     p.add_argument("-v", "--verbose", action="store_true", help="also list each cell's rule")
     return p
 
@@ -103,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
     options = RunOptions(timeout=args.timeout, jobs=args.jobs, refresh=args.refresh,
                          use_cache=not args.no_cache, kernel=args.kernel,
-                         keep_going=args.keep_going, cpu_isa=args.cpu_isa)
+                         keep_going=args.keep_going, cpu_isa=args.cpu_isa, probe=args.probe)
     t0 = time.monotonic()
     try:
         runner = Runner(options, progress=progress)
