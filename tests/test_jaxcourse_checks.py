@@ -67,7 +67,7 @@ def test_selfcheck_inside_forbid_fails_a_swallowed_refusal_and_the_block_then_en
             jaxcourse.selfcheck("t.3", names=[], namespace={}, checks=[(lambda: jnp.sum(x) == 2, "和不对")])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("❌ 练习 t.1") and "bincount" in out[0] and "接住" in out[0]
-    assert out[1] == "❌ 练习 t.2：用了 bincount"
+    assert out[1] == "❌ 练习 t.2：练习的限制不允许用 jax.numpy.bincount"   # the refusal is the headline
     assert out[2] == "✅ 练习 t.3：通过！"
 
 

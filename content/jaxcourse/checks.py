@@ -31,12 +31,16 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
         try:
             ok = bool(check())
         except Exception as exc:  # 学习者的代码可能抛出任何异常：报告类型，不中断 notebook
-            _take_refusals(marks)
-            print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）")
+            refused = _take_refusals(marks)
+            if isinstance(exc, ForbiddenCall) or refused:   # 违反限制才是真正的原因：放在最前面
+                print(f"{FAIL} 练习 {exercise}\uff1a" + (str(exc) if isinstance(exc, ForbiddenCall)
+                                                         else f"练习的限制不允许用 {refused[0]}"))
+            else:
+                print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）")
             return
-        swallowed = _take_refusals(marks)
-        if ok and swallowed:   # 被拦下的调用，错误被答案自己接住了：检查本身通过也不算
-            print(f"{FAIL} 练习 {exercise}\uff1a练习的限制不允许用 {swallowed[0]}（调用被拦下后，错误被接住了）")
+        refused = _take_refusals(marks)
+        if refused:   # 这条检查期间有调用被拦下：不管检查本身是否通过（答案可能接住了错误），都报限制
+            print(f"{FAIL} 练习 {exercise}\uff1a练习的限制不允许用 {refused[0]}" + ("（调用被拦下后，错误被接住了）" if ok else ""))
             return
         if not ok:
             print(f"{FAIL} 练习 {exercise}\uff1a{hint}")
