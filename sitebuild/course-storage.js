@@ -8,6 +8,9 @@
   "use strict";
   var CONFIG = /*CONFIG*/null;
   var LAST_KEY = CONFIG.prefix + ":last-storage";
+  // 上次访问的版本里各课程文件的指纹(单元格源码的 FNV-1a):旧存储里的文件指纹相同,说明读者只是运行、
+  // 自动保存过,没改源码,迁移时不当作「我的副本」
+  var PRINTS_KEY = CONFIG.prefix + ":last-fingerprints";
   var MAX_WAIT_MS = 3000;
 
   function req(r) {
@@ -41,10 +44,26 @@
     }
   }
 
+  // 与 sitebuild/post.py 的 fingerprint 相同:各单元格源码用 \0 连起来,UTF-8 字节的 32 位 FNV-1a
+  function fingerprint(model) {
+    var nb = model && model.content;
+    if (typeof nb === "string") { try { nb = JSON.parse(nb); } catch (e) { return null; } }
+    if (!nb || !Array.isArray(nb.cells)) return null;
+    var text = nb.cells.map(function (c) {
+      return Array.isArray(c.source) ? c.source.join("") : String(c.source || "");
+    }).join("\u0000");
+    var bytes = new TextEncoder().encode(text), h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) { h ^= bytes[i]; h = Math.imul(h, 0x01000193) >>> 0; }
+    return ("0000000" + h.toString(16)).slice(-8);
+  }
+
+  window.courseFingerprint = fingerprint;   // 浏览器测试用它核对与 post.py 的算法一致
+
   async function migrate() {
     var last = localStorage.getItem(LAST_KEY);
     if (last === CONFIG.current) return [];
-    var moved = [];
+    var moved = [], prints = null;
+    try { prints = JSON.parse(localStorage.getItem(PRINTS_KEY) || "null"); } catch (e) { prints = null; }
     if (last) {
       var old = await openDb(last, false).catch(function () { return null; });
       if (old && old.objectStoreNames.contains("files")) {
@@ -58,6 +77,8 @@
         for (var i = 0; i < keys.length; i++) {
           var model = vals[i], path = String(keys[i]);
           if (!model || model.type === "directory") continue;
+          // 上一版发布的文件,读者没改过源码(只运行、自动保存过):新版直接取代它
+          if (last && prints && prints[path] && fingerprint(model) === prints[path]) continue;
           var dest = deployed.has(path) ? copyName(path, taken) : path;
           if (!deployed.has(path) && taken.has(dest)) continue;  // already copied before
           taken.add(dest);
@@ -70,6 +91,7 @@
       }
     }
     localStorage.setItem(LAST_KEY, CONFIG.current);
+    localStorage.setItem(PRINTS_KEY, JSON.stringify(CONFIG.fingerprints || {}));
     return moved;
   }
 

@@ -14,6 +14,18 @@ SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
 #: start-up tweaks: the kernel starts on the first run of a cell; no wait for the workspace save (see the file)
 APP_SCRIPT = "course-app.js"
 
+def fingerprint(notebook: Path) -> str:
+    """What course-storage.js compares to tell a reader's edit from a mere autosave of a released chapter:
+    32-bit FNV-1a of the UTF-8 bytes of every cell's source joined by NUL (the same function is in that file)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    text = "\0".join("".join(c["source"]) if isinstance(c.get("source"), list) else str(c.get("source") or "")
+                      for c in cells)
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
+
+
 def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path,
                           links: dict | None = None) -> None:
     """Copy the course scripts next to the apps and load them first in each app page.
@@ -21,7 +33,8 @@ def inject_storage_script(output: Path, storage_prefix: str, release: str, cache
     Every app gets the storage step and the start-up tweaks; the reading app also gets the quick preview."""
     deployed = sorted(p.relative_to(output / "files").as_posix()
                       for p in (output / "files").rglob("*") if p.is_file())
-    cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed}
+    cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed,
+           "fingerprints": {p: fingerprint(output / "files" / p) for p in deployed if p.endswith(".ipynb")}}
     js = SCRIPT_SRC.read_text(encoding="utf-8").replace("/*CONFIG*/null", json.dumps(cfg, ensure_ascii=False))
     (output / SCRIPT).write_text(js, encoding="utf-8")
     app_js = SCRIPT_SRC.with_name(APP_SCRIPT).read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, preload  # noqa: E402
+from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, post, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
 from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, site  # noqa: E402,F401
 from verify.compare import numbers_close, tolerance_for  # noqa: E402
@@ -397,6 +397,20 @@ def test_update_keeps_reader_copy(site, browser):
     page.goto(url)
     page.locator("#course-preview .cpv-code").filter(has_text="读者笔记 42").first.wait_for(timeout=20_000)
     page.close()
+    # another chapter saved with no source changed (what autosave does after running cells): not a copy later
+    other = next(p.relative_to(output / "files").as_posix() for p in sorted((output / "files").rglob("*.ipynb"))
+                 if p.relative_to(output / "files").as_posix() != CHAPTER)
+    page = ctx.new_page()
+    page.goto(sitebrowser.chapter_url(base, other))
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    page.locator("#course-preview").wait_for(state="detached", timeout=60_000)
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.keyboard.press("Control+s")
+    page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=other, timeout=15_000)
+    saved = page.evaluate("p => window.courseSavedFile(p)", other)
+    assert page.evaluate("m => window.courseFingerprint(m)", saved) == post.fingerprint(output / "files" / other), \
+        "course-storage.js and sitebuild/post.py fingerprint the same notebook differently"
+    page.close()
 
     # a new release: the chapter gains a cell
     newer = shutil.copytree(site["contents"], site["tmp"] / "contents-v2",
@@ -416,7 +430,7 @@ def test_update_keeps_reader_copy(site, browser):
     notice.wait_for(timeout=10_000)
     page.screenshot(path=ARTIFACTS / "06_update_notice.png")
     copies = {k: v for k, v in page.evaluate(IDB_FILES, _storage_name(output)).items() if "我的副本" in k}
-    assert len(copies) == 1, f"expected one reader copy, found {list(copies)}"
+    assert len(copies) == 1, f"expected one reader copy (the edited chapter, not the one only saved), found {list(copies)}"
     path, content = next(iter(copies.items()))
     assert path.startswith("入门/01_JAX简介(我的副本 ") and path.endswith(".ipynb")
     assert "读者笔记 42" in content and path.split("/")[-1] in notice.inner_text()
