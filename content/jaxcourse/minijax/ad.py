@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from .array import asarray
 from .core import Eqn, Trace, Tracer, Var, bind, get_aval, jvp_rules, new_main, vjp_rules
 from .prims import add_any, zeros
 from .tree import tree_flatten, tree_unflatten
@@ -66,8 +67,13 @@ def jvp(f, primals, tangents):
         out = f(*tree_unflatten(tree, ins))
         leaves, out_tree = tree_flatten(out)
         leaves = [trace.full_raise(o) for o in leaves]
-        return (tree_unflatten(out_tree, [o.primal for o in leaves]),
-                tree_unflatten(out_tree, [o.tangent for o in leaves]))
+        return (tree_unflatten(out_tree, [_value(o.primal) for o in leaves]),
+                tree_unflatten(out_tree, [_value(o.tangent) for o in leaves]))
+
+
+def _value(x):
+    """A result handed back to the caller: a Python number becomes an Array (tracers of outer levels stay)."""
+    return x if isinstance(x, Tracer) else asarray(x)
 
 
 class TapeTracer(PrimalTracer):
@@ -126,7 +132,7 @@ def vjp(f, *primals):
         ins = [TapeTracer(trace, x, _var(x)) for x in p_leaves]
         out_leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, ins)))
         outs = [trace.full_raise(o) for o in out_leaves]
-    return tree_unflatten(out_tree, [o.val for o in outs]), _backward(tape, [t.var for t in ins],
+    return tree_unflatten(out_tree, [_value(o.val) for o in outs]), _backward(tape, [t.var for t in ins],
                                                                        [o.var for o in outs], in_tree)
 
 
@@ -151,7 +157,7 @@ def _backward(tape, invars, outvars, in_tree):
             in_cts = vjp_rules[e.prim](cts, [v.val for v in e.inputs], [v.val for v in e.outvars], **e.params)
             for v, ct in zip(e.inputs, in_cts):
                 accum(v, ct)
-        return tree_unflatten(in_tree, [ct_env.get(v) if v in ct_env else zeros(v.aval) for v in invars])
+        return tree_unflatten(in_tree, [_value(ct_env[v]) if v in ct_env else zeros(v.aval) for v in invars])
     return f_vjp
 
 

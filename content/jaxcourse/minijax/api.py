@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import weakref
 
+from .array import asarray
 from .core import Tracer, eval_jaxpr, get_aval, trace_to_jaxpr
 from .errors import unsupported
 from .tree import tree_flatten, tree_unflatten
@@ -127,7 +128,8 @@ class jit:   # noqa: N801 - 和 jax.jit 同名
         if key not in self.cache.entries:
             self._trace(key, args, static_kw)
         jaxpr, out_tree = self.cache.entries[key]
-        return tree_unflatten(out_tree, eval_jaxpr(jaxpr, leaves))   # 命中：只执行记下的程序
+        outs = [asarray(o) for o in eval_jaxpr(jaxpr, leaves)]      # 命中：只执行记下的程序
+        return tree_unflatten(out_tree, outs)
 
 
 def describe_key(key) -> str:

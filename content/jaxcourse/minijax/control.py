@@ -262,7 +262,7 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(c, _):
             i, v = c
             return (i + 1, body_fun(i, v)), None
-        (_, out), _ = scan(step, (Array([lower], (), "int32"), init_val), None, length=upper - lower)
+        (_, out), _ = scan(step, (Array([lower], (), "int32", weak_type=True), init_val), None, length=upper - lower)
         return out
     _, out = while_loop(lambda c: c[0] < upper, lambda c: (c[0] + 1, body_fun(c[0], c[1])), (lower, init_val))
     return out
@@ -286,7 +286,7 @@ def scan(f, init, xs, length=None, reverse=False):
     if len(lengths) != 1:
         raise ValueError(f"scan 的 xs 的第 0 维长度不一致，或没有给出 length：{sorted(lengths)}")
     n = lengths.pop()
-    x_avals = [type(a)(a.shape[1:], a.dtype) for a in map(get_aval, x_leaves)]
+    x_avals = [_slice_aval(a) for a in map(get_aval, x_leaves)]
     trees = []
 
     def body(*leaves):
@@ -311,6 +311,14 @@ def scan(f, init, xs, length=None, reverse=False):
     return tree_unflatten(c_tree, outs[:nc]), tree_unflatten(trees[0][1], outs[nc:])
 
 
+def _slice_aval(a):       # xs 的一片：去掉第 0 维
+    return ShapedArray(a.shape[1:], a.dtype, a.weak_type)
+
+
+def _stacked_aval(n, a):  # 每一步的 y 叠起来：前面多一维
+    return ShapedArray((n,) + a.shape, a.dtype, a.weak_type)
+
+
 def _scan_split(args, num_consts, num_carry):
     return list(args[:num_consts]), list(args[num_consts:num_consts + num_carry]), list(args[num_consts + num_carry:])
 
@@ -323,14 +331,14 @@ def _scan_impl(*args, jaxpr, length, num_consts, num_carry):
         carry, y = out[:num_carry], out[num_carry:]
         ys.append(y)
     y_avals = jaxpr.out_avals[num_carry:]
-    stacked = [stack([y[k] for y in ys]) if ys else zeros(type(a)((0,) + a.shape, a.dtype))
+    stacked = [stack([y[k] for y in ys]) if ys else zeros(_stacked_aval(0, a))
                for k, a in enumerate(y_avals)]
     return carry + stacked
 
 
 impl_rules[scan_p] = _scan_impl
 shape_rules[scan_p] = lambda *avals, jaxpr, length, num_consts, num_carry: (
-    jaxpr.out_avals[:num_carry] + [type(a)((length,) + a.shape, a.dtype) for a in jaxpr.out_avals[num_carry:]])
+    jaxpr.out_avals[:num_carry] + [_stacked_aval(length, a) for a in jaxpr.out_avals[num_carry:]])
 
 
 def _scan_jvp(primals, tangents, jaxpr, length, num_consts, num_carry):
@@ -345,7 +353,7 @@ def _scan_jvp(primals, tangents, jaxpr, length, num_consts, num_carry):
         t = list(a[k:2 * k]) + list(a[2 * k + c:2 * k + 2 * c]) + list(a[2 * k + 2 * c + x:])
         po, to = _jvp(lambda *v: run(jaxpr, *v), p, t)
         return list(po[:num_carry]) + list(to[:num_carry]) + list(po[num_carry:]) + list(to[num_carry:])
-    x_avals = [type(a)(a.shape[1:], a.dtype) for a in map(get_aval, xs + tx)]
+    x_avals = [_slice_aval(a) for a in map(get_aval, xs + tx)]
     bj, _ = trace_closed(body, [get_aval(v) for v in consts + tc + carry + tcar] + x_avals)
     outs = scan_p.bind(*consts, *tc, *carry, *tcar, *xs, *tx, jaxpr=bj, length=length, num_consts=2 * k,
                        num_carry=2 * c)
@@ -380,7 +388,7 @@ def _scan_batch(axis, vals, dims, jaxpr, length, num_consts, num_carry):
     consts, carry, xs = _scan_split(vals, num_consts, num_carry)
     xs = [transpose(x, [1, 0] + list(range(2, get_aval(x).ndim))) for x in xs]   # 时间维放回第 0 维
     vb = vmap(lambda *a: run(jaxpr, *a))
-    x_avals = [type(a)(a.shape[1:], a.dtype) for a in map(get_aval, xs)]
+    x_avals = [_slice_aval(a) for a in map(get_aval, xs)]
     bj, _ = trace_closed(vb, [get_aval(v) for v in consts + carry] + x_avals)
     outs = scan_p.bind(*consts, *carry, *xs, jaxpr=bj, length=length, num_consts=num_consts, num_carry=num_carry)
     ys = [transpose(y, [1, 0] + list(range(2, get_aval(y).ndim))) for y in outs[num_carry:]]

@@ -35,11 +35,18 @@ def _is_array(x) -> bool:
 
 
 def _to(x, dtype: str, weak: bool):
-    """x as `dtype`: a Python scalar becomes a weakly typed constant, an array gets a convert_element_type."""
-    if get_aval(x).dtype == dtype:
+    """x as `dtype` (and strong when the result is): a constant is rewritten, a traced value converted.
+
+    As in jax.numpy: a weakly typed traced value meeting a strong one gets a convert_element_type that only
+    drops the weak type — its transpose gives the gradient the weak type back.
+    """
+    aval = get_aval(x)
+    if aval.dtype == dtype and (aval.weak_type == weak or not isinstance(x, Tracer)):
         return x
     if not _is_array(x):
         return Array([x], (), dtype, weak_type=True)
+    if isinstance(x, Array):
+        return Array(x.data, x.shape, dtype, weak)
     return P.convert_element_type(x, dtype, weak)
 
 

@@ -20,9 +20,15 @@ from .core import (Primitive, ShapedArray, batch_rules, get_aval, impl_rules, jv
 from .dtypes import FLOAT, check_accepts, lax_result
 
 
+def full(shape, value, dtype=FLOAT) -> object:
+    """A strongly typed constant array: a broadcast of one scalar (as JAX writes it in a jaxpr)."""
+    scalar = Array([value], (), dtype)
+    return scalar if tuple(shape) == () else broadcast_in_dim(scalar, shape, ())
+
+
 def zeros(aval) -> object:
     """Zeros of an aval; an array is a broadcast of the scalar 0 (as JAX writes it in a jaxpr)."""
-    zero = Array([0], (), aval.dtype)
+    zero = Array([0], (), aval.dtype, aval.weak_type)
     return zero if aval.shape == () else broadcast_in_dim(zero, aval.shape, ())
 
 
@@ -416,16 +422,30 @@ def _integer_pow_jvp(p, t, y):
 jvp_rules[log_p], jvp_rules[integer_pow_p] = _log_jvp, _integer_pow_jvp
 
 
-def _choose(prim, pick):   # max/min：谁被选中，切向量跟谁；相等时各取一半（和 JAX 一样）
+def _balanced_cmp(x, y):
+    """1.0 where x wins, 0.5 on a tie, 0.0 where it loses: JAX's factor for max/min (strong float32 constants)."""
+    wins, tie = gt(x, y), eq(x, y)
+    shape = get_aval(wins).shape
+    return select_n(wins, select_n(tie, full(shape, 0.0), full(shape, 0.5)), full(shape, 1.0))
+
+
+def _max_factors(x, y):   # max：x 赢的地方导数跟 x
+    return _balanced_cmp(x, y), _balanced_cmp(y, x)
+
+
+def _min_factors(x, y):   # min：x 小的地方导数跟 x
+    return _balanced_cmp(y, x), _balanced_cmp(x, y)
+
+
+def _choose(prim, factors):
+    """max/min: the tangent follows the chosen side; a tie shares it half and half (as JAX)."""
     def rule(p, t):
-        x, y = p
-        wins, tie = bind1(pick, x, y), eq(x, y)
-        half = mul(0.5, add(t[0], t[1]))
-        return [bind1(prim, x, y)], [select_n(tie, select_n(wins, t[1], t[0]), half)]
+        fx, fy = factors(*p)
+        return [bind1(prim, *p)], [add_any(mul(t[0], fx), mul(t[1], fy))]
     return rule
 
 
-jvp_rules[max_p], jvp_rules[min_p] = _choose(max_p, gt_p), _choose(min_p, lt_p)
+jvp_rules[max_p], jvp_rules[min_p] = _choose(max_p, _max_factors), _choose(min_p, _min_factors)
 
 
 def _stop_gradient_jvp(p, t):
@@ -531,13 +551,10 @@ def _sqrt_vjp(ct, xs, out):
 vjp_rules[neg_p], vjp_rules[log_p], vjp_rules[sqrt_p] = _neg_vjp, _log_vjp, _sqrt_vjp
 
 
-def _choose_vjp(pick):
+def _choose_vjp(factors):
     def rule(ct, xs, out):
-        x, y = xs
-        wins, tie = bind1(pick, x, y), eq(x, y)
-        z, half = zeros(get_aval(ct[0])), mul(0.5, ct[0])
-        return [unbroadcast(select_n(tie, select_n(wins, z, ct[0]), half), _shapes(xs)[0]),
-                unbroadcast(select_n(tie, select_n(wins, ct[0], z), half), _shapes(xs)[1])]
+        (sx, sy), (fx, fy) = _shapes(xs), factors(*xs)
+        return [unbroadcast(mul(ct[0], fx), sx), unbroadcast(mul(ct[0], fy), sy)]
     return rule
 
 
@@ -545,7 +562,7 @@ def _no_vjp(ct, xs, out, **params):   # 比较、stop_gradient：输入拿不到
     return [None] * len(xs)
 
 
-vjp_rules[max_p], vjp_rules[min_p] = _choose_vjp(gt_p), _choose_vjp(lt_p)
+vjp_rules[max_p], vjp_rules[min_p] = _choose_vjp(_max_factors), _choose_vjp(_min_factors)
 for _p in (gt_p, lt_p, ge_p, le_p, eq_p, ne_p, stop_gradient_p):
     vjp_rules[_p] = _no_vjp
 
@@ -558,9 +575,9 @@ def _select_vjp(ct, xs, out):
 
 
 def _convert_vjp(ct, xs, out, **params):
-    """Back to the input's dtype; an integer or bool input gets no cotangent."""
-    dtype = get_aval(xs[0]).dtype
-    return [convert_element_type(ct[0], dtype) if dtype == FLOAT else None]
+    """Back to the input's dtype and weak type; an integer or bool input gets no cotangent."""
+    a = get_aval(xs[0])
+    return [convert_element_type(ct[0], a.dtype, a.weak_type) if a.dtype == FLOAT else None]
 
 
 vjp_rules[select_n_p], vjp_rules[convert_element_type_p] = _select_vjp, _convert_vjp
