@@ -46,7 +46,7 @@ class _Namespace:
         self.__dict__.update(members)
 
     def __getattr__(self, attr):
-        if attr.startswith("__"):
+        if attr.startswith("_"):
             raise AttributeError(attr)
         raise unsupported(f"{self._name}.{attr}", "迷你 JAX 的 lax 只有 cond、while_loop、fori_loop、scan、"
                           "stop_gradient 和集合通信")
@@ -58,7 +58,7 @@ lax = _Namespace("jax.lax", cond=cond, while_loop=while_loop, fori_loop=fori_loo
 
 
 def __getattr__(name):   # jax 里有、迷你 JAX 里没有的（hessian、jacfwd、pmap 的其他参数……）
-    if name.startswith("__"):
+    if name.startswith("_"):
         raise AttributeError(name)
     raise unsupported(f"jax.{name}", "迷你 JAX 只有 grad、value_and_grad、jvp、vjp、vmap、pmap、jit、make_jaxpr、"
                       "lax、numpy、random 和 tree 函数")

@@ -13,7 +13,7 @@ import weakref
 
 from .array import asarray
 from .core import Tracer, eval_jaxpr, get_aval, trace_to_jaxpr
-from .errors import unsupported
+from .errors import no_options, unsupported
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -85,7 +85,8 @@ class jit:   # noqa: N801 - 和 jax.jit 同名
     键 =（参数的 pytree 结构，每个叶子的抽象值，静态参数的（类型，值））。命中：只执行记下的 jaxpr。
     """
 
-    def __init__(self, f, static_argnums=(), static_argnames=()):
+    def __init__(self, f, static_argnums=(), static_argnames=(), **options):
+        no_options("jax.jit", options)
         self.f = f
         self.static_argnums, self.static_argnames = _static_config(f, static_argnums, static_argnames)
         self.cache = _cache_for(f, (self.static_argnums, self.static_argnames))

@@ -175,7 +175,7 @@ class Array:
 
     def __repr__(self):   # NumPy 的 repr 把 0 维的 2.0 写成 2.，str 写成 2.0
         body = (short_float(self.data[0]) if self.dtype == "float32" and not self.shape
-                else self._text(", ", pad=False).replace("\n", "\n      "))
+                else self._text(", ").replace("\n", "\n      "))
         weak = ", weak_type=True" if self.weak_type else ""
         return f"Array({body}, dtype={self.dtype}{weak})"
 

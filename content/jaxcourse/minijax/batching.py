@@ -12,6 +12,7 @@ from __future__ import annotations
 from .core import Primitive, Trace, Tracer, batch_rules, bind, get_aval, new_main, shape_rules
 from .prims import batched, index, move_to_front, reduce_sum, stack, transpose, zeros
 from .array import Array
+from .errors import no_options
 from .tree import tree_flatten, tree_unflatten
 
 
@@ -59,8 +60,9 @@ def _axis_spec(spec, n):
     return list(spec) if isinstance(spec, (list, tuple)) else [spec] * n
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, **options):
     """Vectorize f over an axis of its arguments: in_axes / out_axes per argument / output (None = not batched)."""
+    no_options("jax.vmap", options)
     def wrapped(*args):
         leaves, tree = tree_flatten(args)
         specs = _expand(in_axes, args)

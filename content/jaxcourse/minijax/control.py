@@ -182,7 +182,7 @@ def _carry_types(flat_step, leaves, name, extra_avals=()):
         if a.shape != b.shape or (a.dtype != b.dtype and not a.weak_type):
             raise TypeError(f"{name} body function carry input and carry output must have equal types"
                             f"（carry 进出循环体时形状和 dtype 要相同）：进去 {a.long()}，出来 {b.long()}")
-        new.append(convert_element_type(x, b.dtype) if a.dtype != b.dtype else x)
+        new.append(convert_element_type(x, b.dtype) if a.dtype != b.dtype else x)   # 弱类型的差别 JAX 不管
     return new
 
 

@@ -35,3 +35,9 @@ class Unsupported(NotImplementedError, AttributeError):
 
 def unsupported(what: str, hint: str = "") -> Unsupported:
     return Unsupported(f"迷你 JAX 不支持 {what}" + (f"：{hint}" if hint else "") + "。请在本地或 Colab 用真 JAX 运行。")
+
+
+def no_options(name: str, options: dict) -> None:
+    """Refuse keyword arguments of JAX's function that the mini-JAX's version does not have."""
+    if options:
+        raise unsupported(f"{name} 的参数 {', '.join(sorted(options))}", "迷你 JAX 的这个函数只有最常用的参数")

@@ -16,7 +16,7 @@ from . import dtypes
 from . import prims as P
 from .array import Array, asarray as _asarray
 from .core import Tracer, get_aval
-from .errors import unsupported
+from .errors import no_options, unsupported
 
 
 class _DType(str):
@@ -114,8 +114,9 @@ def power(x, y):
     return P.integer_pow(x, y)
 
 
-def array(x, dtype=None):
+def array(x, dtype=None, **options):
     """Like jnp.array: a Python scalar stays weakly typed (jnp.array(1.0).weak_type is True), lists do not."""
+    no_options("jnp.array", options)
     return _asarray(x, str(dtype)) if dtype else _asarray(x)
 
 
@@ -130,12 +131,14 @@ def _size(shape) -> int:
     return n
 
 
-def zeros(shape, dtype=float32):
+def zeros(shape, dtype=float32, **options):
+    no_options("jnp.zeros", options)
     shape = _shape(shape)
     return Array([0] * _size(shape), shape, str(dtype))
 
 
-def ones(shape, dtype=float32):
+def ones(shape, dtype=float32, **options):
+    no_options("jnp.ones", options)
     shape = _shape(shape)
     return Array([1] * _size(shape), shape, str(dtype))
 
@@ -150,8 +153,9 @@ def ones_like(x):
     return ones(a.shape, a.dtype)
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start, stop=None, step=1, dtype=None, **options):
     """Like jnp.arange: int32 for integer arguments, float32 when any argument is a float."""
+    no_options("jnp.arange", options)
     start, stop = (0, start) if stop is None else (start, stop)
     if builtins.any(isinstance(v, float) for v in (start, stop, step)) or str(dtype) == "float32":
         n = builtins.max(0, math.ceil((stop - start) / step))
@@ -160,12 +164,15 @@ def arange(start, stop=None, step=1, dtype=None):
     return Array(vals, (len(vals),), str(dtype or int32))
 
 
-def linspace(start, stop, num=50):
+def linspace(start, stop, num=50, **options):
+    no_options("jnp.linspace", options)
     return Array([start + (stop - start) * i / (num - 1) for i in range(num)], (num,), float32)
 
 
-def where(cond, x, y):
+def where(cond, x=None, y=None):
     """select_n(cond, y, x): select_n's case 0 is for False."""
+    if x is None or y is None:
+        raise unsupported("只给条件的 jnp.where(cond)（返回下标）", "迷你 JAX 的 where 要三个参数 where(cond, x, y)")
     if get_aval(cond).dtype != "bool":
         cond = not_equal(cond, 0)
     x, y = _promote(x, y)
@@ -179,19 +186,22 @@ def _axes(x, axis) -> list:
     return [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
 
 
-def sum(x, axis=None):   # noqa: A001 - 与 jnp.sum 同名
+def sum(x, axis=None, **options):   # noqa: A001 - 与 jnp.sum 同名
     """bool is summed as int32 (jnp.sum(mask) counts the Trues)."""
+    no_options("jnp.sum", options)
     if get_aval(x).dtype == "bool":
         x = P.convert_element_type(x, "int32")
     return P.reduce_sum(x, _axes(x, axis))
 
 
-def max(x, axis=None):   # noqa: A001
+def max(x, axis=None, **options):   # noqa: A001
+    no_options("jnp.max", options)
     return P.reduce_max(x, _axes(x, axis))
 
 
-def mean(x, axis=None):
+def mean(x, axis=None, **options):
     """Integers and bools are averaged as float32 (bool goes through int32, as jnp does)."""
+    no_options("jnp.mean", options)
     dtype = get_aval(x).dtype
     if dtype == "bool":
         x = P.convert_element_type(x, "int32")
@@ -233,7 +243,8 @@ def reshape(x, shape):
     return P.reshape(x, tuple(shape))
 
 
-def stack(xs, axis=0):
+def stack(xs, axis=0, **options):
+    no_options("jnp.stack", options)
     dtype, weak = dtypes.result_type(*map(get_aval, xs))
     return P.stack([_to(x, dtype, weak) for x in xs], axis)
 
@@ -296,7 +307,19 @@ for _cls in (Array, Tracer):
     _cls.T = property(transpose)
 
 
+def _missing_attribute(self, name):
+    """x.min()、x.argmax() ……：数组上迷你 JAX 没有的方法，说清楚缺的是什么。"""
+    if name.startswith("_"):
+        raise AttributeError(name)
+    raise unsupported(f"数组的 .{name}", "迷你 JAX 的数组只有 shape、dtype、ndim、T、sum、max、mean、reshape、astype、"
+                      "item、tolist")
+
+
+for _cls in (Array, Tracer):
+    _cls.__getattr__ = _missing_attribute
+
+
 def __getattr__(name):   # jnp 里有、迷你 JAX 里没有的函数：说清楚缺的是什么
-    if name.startswith("__"):
+    if name.startswith("_"):
         raise AttributeError(name)
     raise unsupported(f"jax.numpy.{name}", "迷你 JAX 的 numpy 只有 README 列出的这些函数")

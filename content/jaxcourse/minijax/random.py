@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 from .array import Array, f32
-from .errors import unsupported
+from .errors import no_options, unsupported
 
 MASK = 0xFFFFFFFF
 
@@ -114,8 +114,9 @@ def _key_words(k, name):
     return k._scalar(name).words
 
 
-def bits(k: Key, shape=()) -> Array:
+def bits(k: Key, shape=(), **options) -> Array:
     """uint32 random bits: element i is the xor of the two words of threefry2x32(k, counter i)."""
+    no_options("jax.random.bits", options)
     words = _key_words(k, "bits")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     n = 1
@@ -124,12 +125,13 @@ def bits(k: Key, shape=()) -> Array:
     return Array([a ^ b for a, b in (threefry2x32(words, c) for c in _counters(n))], shape, "uint32")
 
 
-def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True) -> Array:
+def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True, **options) -> Array:
     """float32 in [minval, maxval): 23 random bits become the mantissa of a float in [1, 2), minus 1.
 
     Then `v * span + lo`. On a CPU with FMA (x86 since 2013, every ARM64) XLA fuses the multiply-add into
     one rounding; without FMA (XLA held to AVX or older) it rounds the product first: fma=False.
     """
+    no_options("jax.random.uniform", options)
     _key_words(k, "uniform")
     b = bits(k, shape)
     floats = [struct.unpack("<f", struct.pack("<I", (x >> 9) | 0x3F800000))[0] - 1.0 for x in b.data]
@@ -139,6 +141,6 @@ def uniform(k: Key, shape=(), minval=0.0, maxval=1.0, fma: bool = True) -> Array
 
 
 def __getattr__(name):   # jax.random 里有、迷你 JAX 里没有的（normal、PRNGKey……）：说清楚缺的是什么
-    if name.startswith("__"):
+    if name.startswith("_"):
         raise AttributeError(name)
     raise unsupported(f"jax.random.{name}", "迷你 JAX 的 random 只有 key、key_data、split、fold_in、bits、uniform")
