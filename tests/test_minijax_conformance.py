@@ -41,10 +41,21 @@ def counting(f):
 
 Point = namedtuple("Point", "x y")
 
+
+class State:
+    """A training state as in 入门 07: w and step are leaves, the activation is static (in the structure)."""
+
+    def __init__(self, w, step, act="relu"):
+        self.w, self.step, self.act = w, step, act
+
+
+for _register in (jax.tree_util.register_pytree_node, mj.register_pytree_node):
+    _register(State, lambda s: ((s.w, s.step), s.act), lambda act, kids: State(*kids, act))
+
 REAL = {"jax": jax, "jnp": jnp, "lax": jax.lax, "counting": counting, "math": math, "Point": Point,
-        "prims": lambda j: [e.primitive.name for e in jaxcourse.all_eqns(j)]}
+        "State": State, "prims": lambda j: [e.primitive.name for e in jaxcourse.all_eqns(j)]}
 MINI = {"jax": mj, "jnp": mj.numpy, "lax": mj.lax, "counting": counting, "math": math, "Point": Point,
-        "prims": lambda j: j.primitive_names()}
+        "State": State, "prims": lambda j: j.primitive_names()}
 
 # 常用的数据（两边各建一份）
 SETUP = ("f = jnp.array([1.0, 2.0, 3.0]); i = jnp.array([1, 2, 3]); u = jnp.array([1, 2, 3], jnp.uint32); "
@@ -415,6 +426,20 @@ CASES = [
     ("lite_mini-nan_jaxpr", "str(jax.make_jaxpr(lambda x: jnp.tanh(jnp.log(jnp.sin(x) * 3.0 - 5.0)) + 1.0)(0.5))"),
     ("lite_mini-nan_value", "jnp.tanh(jnp.log(jnp.sin(0.5) * 3.0 - 2.5)) + 1.0"),
     ("lite_p09-010_exp", "str(jax.make_jaxpr(lambda x: jnp.tanh(x * 2.0) + jnp.sin(x) + jnp.exp(x))(0.5))"),
+    ("lite_fa3fe971_ring_allreduce", "ring = [(j, (j - 1) % 4) for j in range(4)]; "
+     "jax.vmap(lambda v: (lambda p1: (lambda p2: (v + p1 + p2 + lax.ppermute(p2, 'i', ring), lax.psum(v, 'i')))"
+     "(lax.ppermute(p1, 'i', ring)))(lax.ppermute(v, 'i', ring)), axis_name='i')(jnp.arange(8.0).reshape((4, 2)))"),
+    ("lite_f9de4880_static_field", "g = counting(lambda s: State(jnp.maximum(s.w, 0.0) - 0.5 if s.act == 'relu' else "
+     "jnp.tanh(s.w), s.step + 1, s.act)); h = jax.jit(g); s = h(h(State(f - 2.0, jnp.int32(0), 'relu'))); "
+     "s3 = h(State(s.w, s.step, 'sigmoid')); s4 = h(State(s.w, s.step, 'relu')); (s4.w, s4.step, g.n)"),
+    ("lite_f9de4880_structure", "str(jax.tree_util.tree_structure(State(f, 0, 'tanh')))"),
+    ("lite_mini-fusion_tanh", "str(jax.make_jaxpr(lambda x: jnp.tanh(jnp.sin(jnp.cos(x) * x) + x))(jnp.zeros(5)))"),
+    ("lite_mini-axis_no_divide", "jax.vmap(lambda x: x - lax.psum(x, 'd'), axis_name='d')(jnp.arange(8.0))"),
+    ("lite_mini-axis_wrong_name", "jax.vmap(lambda x: lax.psum(x, 'j'), axis_name='d')(jnp.arange(8.0))"),
+    ("lite_fb665a75_hvp_column", "g = lambda x: x[0] * x[0] * x[1] + x[1] * x[1] * x[2]; "
+     "jax.jvp(jax.grad(g), (f,), (jnp.array([0.0, 1.0, 0.0]),))[1]"),
+    ("lite_mini-stateful_counter", "base = jax.random.key(42); "
+     "[jax.random.uniform(jax.random.fold_in(base, c), (3,)) for c in range(3)]"),
     ("lite_mini-split_6", "root = jax.random.key(2024); (jax.random.split(root, 6), "
      "[jax.random.split(jax.random.fold_in(root, s), 3) for s in range(2)])"),
     ("lite_mini-elem_key1", "jax.random.bits(jax.random.key(1), (16,))"),

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from .array import asarray
+from .dtypes import is_float
 from .core import Eqn, Trace, Tracer, Var, bind, get_aval, jvp_rules, new_main, vjp_rules
 from .prims import add_any, zeros
 from .tree import tree_flatten, tree_unflatten
@@ -172,7 +173,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
             return f(*full)
         for i in nums:
             for leaf in tree_flatten(args[i])[0]:
-                if get_aval(leaf).dtype != "float32":
+                if not is_float(get_aval(leaf).dtype):
                     raise TypeError("grad requires real- or complex-valued inputs (input dtype that is a sub-dtype "
                                     f"of np.inexact), but got {get_aval(leaf).dtype}.（整数没有导数：传 2.0 而不是 2）")
         out, f_vjp = vjp(g, *[args[i] for i in nums])
@@ -186,7 +187,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
 
 def _check_output(aval):
     """grad differentiates a float32 scalar (JAX raises TypeError for the rest)."""
-    if aval.dtype != "float32":
+    if not is_float(aval.dtype):
         raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but "
                         f"got {aval.dtype}.（整数、布尔的输出没有导数：函数最后别转成整数，或者改用 jvp）")
     if aval.shape != ():

@@ -11,6 +11,8 @@ import itertools
 import math
 import struct
 
+from . import dtypes
+
 DTYPES = {"float32": "f32", "int32": "i32", "uint32": "u32", "bool": "bool"}
 
 
@@ -184,12 +186,9 @@ def asarray(x, dtype=None) -> Array:
     """A Python number, bool, (nested) list or Array as an Array; Python scalars are weakly typed."""
     if isinstance(x, Array):
         return x if dtype is None or dtype == x.dtype else Array(x.data, x.shape, dtype)
-    if isinstance(x, bool):
-        return Array([x], (), dtype or "bool")
-    if isinstance(x, int):
-        return Array([x], (), dtype or "int32", weak_type=dtype is None)
-    if isinstance(x, float):
-        return Array([x], (), dtype or "float32", weak_type=dtype is None)
+    if isinstance(x, (bool, int, float)):
+        own, weak = dtypes.of_python(x)
+        return Array([x], (), dtype or own, weak_type=weak and dtype is None)
     if isinstance(x, (list, tuple)):
         def shape_of(v):
             if isinstance(v, Array):
@@ -203,8 +202,5 @@ def asarray(x, dtype=None) -> Array:
         shape, items = shape_of(x), flat(x)
         if len(items) != size(shape):
             raise ValueError(f"嵌套列表的长度不整齐，拼不成数组：{x!r}")
-        if dtype is None:
-            dtype = ("bool" if all(isinstance(v, bool) for v in items) else
-                     "int32" if all(isinstance(v, int) and not isinstance(v, bool) for v in items) else "float32")
-        return Array(items, shape, dtype)
+        return Array(items, shape, dtype or dtypes.of_list(items))
     raise TypeError(f"迷你 JAX 不认识这种值：{type(x).__name__}（只接受数、列表和 Array）")

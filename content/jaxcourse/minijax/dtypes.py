@@ -21,6 +21,20 @@ def is_float(dtype: str) -> bool:
     return dtype == FLOAT
 
 
+def of_python(x) -> tuple[str, bool]:
+    """A Python scalar's (dtype, weak): int → weak int32, float → weak float32, bool → bool (never weak)."""
+    if isinstance(x, bool):
+        return BOOL, False
+    return (INT if isinstance(x, int) else FLOAT), True
+
+
+def of_list(items) -> str:
+    """The dtype of a (flattened) list: bool if all are bools, int32 if all are ints, else float32 (strong)."""
+    if all(isinstance(v, bool) for v in items):
+        return BOOL
+    return INT if all(isinstance(v, int) and not isinstance(v, bool) for v in items) else FLOAT
+
+
 def result_type(*avals) -> tuple[str, bool]:
     """jnp's promotion: (dtype, weak) of combining operands with these abstract values."""
     kind = max(KIND[a.dtype] for a in avals)
