@@ -105,6 +105,21 @@ def test_forbid_catches_a_banned_function_handed_to_a_library_to_call():
                 route(x)
     with jaxcourse.forbid("jax.numpy.linalg.solve"):
         assert jnp.allclose(jnp.linalg.inv(jnp.eye(2)), jnp.eye(2))
+    # a method's code is shared by every instance: JAX's own `with config.X(...)` inside sin must not count as
+    # the learner's call of jax.enable_x64 (review 6 found 11.6's reference refused by exactly that)
+    from jaxcourse.replacing import watching
+
+    seen = []
+    import numpy as np
+
+    with watching([("jax.enable_x64", type(jax.enable_x64).__call__)], action=seen.append):
+        for x in (np.float32(3.0), jnp.float32(1e-4), np.arange(1, 4, dtype=np.float32)):
+            2 * jnp.sin(x / 2) ** 2 / x ** 2          # 进阶 11.6's reference answer
+    assert seen == []
+    with watching([("jax.enable_x64", type(jax.enable_x64).__call__)], action=seen.append):
+        with jax.enable_x64(False):
+            pass
+    assert seen == ["jax.enable_x64"]
 
 
 def test_short_traceback_keeps_only_cell_frames_and_the_message():

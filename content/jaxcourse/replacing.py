@@ -194,7 +194,7 @@ def _from_learner(frame, code: types.CodeType) -> bool:
     """跳过变换和包装，看调用这个函数（代码 code）的是不是学习者：库以外的代码（notebook、学习者的模块），
     或者一个库函数、而它调用的函数是别人交给它的（jnp.piecewise 的分支、Mock 的 side_effect、equinox.filter_jit
     包着的函数：学习者把被禁函数藏在元组里再交给库）。库函数按名字调用自己模块里的函数（inv 里的 solve、
-    optax 里的 jax.nn.log_softmax）才算库的内部用法。"""
+    optax 里的 jax.nn.log_softmax）才算库的内部用法；方法（所有实例共用一份代码）被库调用一律算内部用法。"""
     while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
                                  or any(p in frame.f_code.co_filename for p in _PASS_THROUGH)):
         frame = frame.f_back
@@ -202,7 +202,7 @@ def _from_learner(frame, code: types.CodeType) -> bool:
         return False
     if not frame.f_code.co_filename.startswith(_LIBRARY):
         return True
-    return not _names_it(frame, code)
+    return not (_method(code) or _names_it(frame, code))
 
 
 def _names_it(frame, code: types.CodeType) -> bool:
@@ -224,6 +224,13 @@ def _on_start(code, offset):
     for cells, name, action, strict in entries:
         if all(local.get(k) is v for k, v in cells.items()) and (strict or _from_learner(frame.f_back, code)):
             action(name)
+
+
+def _method(code: types.CodeType) -> bool:
+    """A method's code (qualname Class.name): shared by every instance (config.State.__call__ runs for every
+    jax.config option), so a library frame calling it is taken as internal, as before."""
+    parts = code.co_qualname.split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
     return None
 
 
