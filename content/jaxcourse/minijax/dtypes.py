@@ -17,6 +17,22 @@ FLOAT, INT, UINT, BOOL = "float32", "int32", "uint32", "bool"
 KIND = {BOOL: 0, INT: 1, UINT: 1, FLOAT: 2}        # 0 布尔，1 整数，2 浮点
 
 
+_NAMES = {"float32": FLOAT, "float64": FLOAT, "float": FLOAT, "int32": INT, "int64": INT, "int": INT,
+          "uint32": UINT, "uint64": UINT, "bool": BOOL, "bool_": BOOL}
+
+
+def canonical(dtype) -> str:
+    """A dtype the reader wrote (jnp.float32, float, 'int32', np.float64 ...) as one of the four names.
+
+    Like JAX without x64: 64-bit types become their 32-bit ones. Others (float16, int8 ...) are not modelled.
+    """
+    name = getattr(dtype, "__name__", None) if isinstance(dtype, type) else str(dtype)
+    if name in _NAMES:
+        return _NAMES[name]
+    from .errors import unsupported
+    raise unsupported(f"dtype {name}", "迷你 JAX 只有 float32、int32、uint32、bool 四种 dtype")
+
+
 def is_float(dtype: str) -> bool:
     return dtype == FLOAT
 

@@ -23,6 +23,8 @@ class _DType(str):
     """A dtype name that also builds a strongly typed scalar, like jnp.float32(1.0)."""
 
     def __call__(self, value):
+        if _is_array(value) or isinstance(value, (list, tuple)):
+            return array(value, self)                     # jnp.float32(数组)：转换 dtype
         return Array([value], (), str(self))
 
 
@@ -115,9 +117,23 @@ def power(x, y):
 
 
 def array(x, dtype=None, **options):
-    """Like jnp.array: a Python scalar stays weakly typed (jnp.array(1.0).weak_type is True), lists do not."""
+    """Like jnp.array: a Python scalar stays weakly typed (jnp.array(1.0).weak_type is True), lists do not.
+
+    Traced values pass through (inside jit or grad); a list holding traced values is stacked.
+    """
     no_options("jnp.array", options)
-    return _asarray(x, str(dtype)) if dtype else _asarray(x)
+    dtype = dtypes.canonical(dtype) if dtype is not None else None
+    if isinstance(x, Tracer):
+        return x if dtype is None or dtype == x.dtype else P.convert_element_type(x, dtype)
+    if isinstance(x, (list, tuple)) and _holds_tracer(x):      # 列表造出的数组是强类型的
+        x = stack([array(v) for v in x])
+        target = dtype or x.dtype
+        return x if (target, False) == (x.dtype, x.weak_type) else P.convert_element_type(x, target)
+    return _asarray(x, dtype) if dtype else _asarray(x)
+
+
+def _holds_tracer(x) -> bool:
+    return any(_holds_tracer(v) if isinstance(v, (list, tuple)) else isinstance(v, Tracer) for v in x)
 
 
 def _shape(shape) -> tuple:
@@ -134,13 +150,13 @@ def _size(shape) -> int:
 def zeros(shape, dtype=float32, **options):
     no_options("jnp.zeros", options)
     shape = _shape(shape)
-    return Array([0] * _size(shape), shape, str(dtype))
+    return Array([0] * _size(shape), shape, dtypes.canonical(dtype))
 
 
 def ones(shape, dtype=float32, **options):
     no_options("jnp.ones", options)
     shape = _shape(shape)
-    return Array([1] * _size(shape), shape, str(dtype))
+    return Array([1] * _size(shape), shape, dtypes.canonical(dtype))
 
 
 def zeros_like(x):
@@ -157,7 +173,8 @@ def arange(start, stop=None, step=1, dtype=None, **options):
     """Like jnp.arange: int32 for integer arguments, float32 when any argument is a float."""
     no_options("jnp.arange", options)
     start, stop = (0, start) if stop is None else (start, stop)
-    if builtins.any(isinstance(v, float) for v in (start, stop, step)) or str(dtype) == "float32":
+    dtype = dtypes.canonical(dtype) if dtype is not None else None
+    if builtins.any(isinstance(v, float) for v in (start, stop, step)) or dtype == "float32":
         n = builtins.max(0, math.ceil((stop - start) / step))
         return Array([start + i * step for i in range(n)], (n,), "float32")
     vals = list(range(start, stop, step))
@@ -250,7 +267,7 @@ def stack(xs, axis=0, **options):
 
 
 def astype(x, dtype):
-    return P.convert_element_type(x, str(dtype))
+    return P.convert_element_type(x, dtypes.canonical(dtype))
 
 
 asarray = array
