@@ -66,6 +66,12 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, **options):
     def wrapped(*args):
         leaves, tree = tree_flatten(args)
         specs = _expand(in_axes, args)
+        for x, a in zip(leaves, specs):
+            nd = get_aval(x).ndim
+            if a is not None and not -nd <= a < nd:
+                raise ValueError(f"vmap was requested to map its argument along axis {a}, which implies that its rank "
+                                 f"should be at least {a + 1 if a >= 0 else -a}, but is only {nd} (its shape is "
+                                 f"{get_aval(x).shape})（in_axes 超出了参数的维数）")
         sizes = {get_aval(x).shape[a] for x, a in zip(leaves, specs) if a is not None}
         if len(sizes) > 1:
             raise ValueError(f"vmap 的各个输入在映射轴上的长度不一样：{sorted(sizes)}")

@@ -147,6 +147,8 @@ class Tracer:
     ndim = property(lambda self: self.aval.ndim)
 
     def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
         return self.shape[0]
 
     def __iter__(self):

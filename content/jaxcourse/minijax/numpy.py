@@ -196,11 +196,18 @@ def where(cond, x=None, y=None):
     return P.select_n(cond, y, x)
 
 
+def _axis(a: int, nd: int) -> int:
+    """A (possibly negative) axis as 0 … nd-1; out of range is a ValueError, as in JAX."""
+    if not -nd <= a < nd:
+        raise ValueError(f"axis {a} is out of bounds for array of dimension {nd}")
+    return a % nd
+
+
 def _axes(x, axis) -> list:
     nd = get_aval(x).ndim
     if axis is None:
         return list(range(nd))
-    return [axis % nd] if isinstance(axis, int) else [a % nd for a in axis]
+    return [_axis(a, nd) for a in ((axis,) if isinstance(axis, int) else axis)]
 
 
 def sum(x, axis=None, **options):   # noqa: A001 - 与 jnp.sum 同名
@@ -219,13 +226,13 @@ def max(x, axis=None, **options):   # noqa: A001
 def mean(x, axis=None, **options):
     """Integers and bools are averaged as float32 (bool goes through int32, as jnp does)."""
     no_options("jnp.mean", options)
-    dtype = get_aval(x).dtype
+    shape, dtype = get_aval(x).shape, get_aval(x).dtype
+    count = _size(shape if axis is None else [shape[a] for a in ((axis,) if isinstance(axis, int) else axis)])
     if dtype == "bool":
         x = P.convert_element_type(x, "int32")
     if dtype != "float32":
         x = P.convert_element_type(x, "float32")
-    shape = get_aval(x).shape
-    return P.div(sum(x, axis), float(_size([shape[a] for a in _axes(x, axis)])))
+    return P.div(sum(x, axis), float(count))
 
 
 def dot(x, y):
@@ -245,7 +252,7 @@ matmul = dot
 
 def transpose(x, axes=None):
     nd = get_aval(x).ndim
-    return P.transpose(x, tuple(reversed(range(nd))) if axes is None else axes)
+    return P.transpose(x, tuple(reversed(range(nd))) if axes is None else tuple(_axis(a, nd) for a in axes))
 
 
 def reshape(x, shape):
@@ -292,6 +299,10 @@ def _slice(x, s):
     return data, (len(rows),) + x.shape[1:], x.dtype
 
 
+def _reshape_method(x, *shape):   # x.reshape(2, 3) 和 x.reshape((2, 3)) 都行
+    return reshape(x, shape[0] if len(shape) == 1 else shape)
+
+
 def _swap(fn):
     def reflected(x, y):
         return fn(y, x)
@@ -310,7 +321,7 @@ _OPS = {
     "__pow__": power, "__neg__": negative, "__matmul__": dot, "__rmatmul__": _swap(dot),
     "__gt__": greater, "__lt__": less, "__ge__": greater_equal, "__le__": less_equal,
     "__eq__": equal, "__ne__": not_equal, "__getitem__": _getitem,
-    "sum": sum, "max": max, "mean": mean, "reshape": reshape, "astype": astype,
+    "sum": sum, "max": max, "mean": mean, "reshape": _reshape_method, "astype": astype,
 }
 for _symbol, _names in {"//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
                         "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__"),

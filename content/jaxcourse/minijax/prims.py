@@ -33,6 +33,8 @@ def zeros(aval) -> object:
 
 
 def _batch_elementwise(prim):
+    """vmap of an elementwise primitive: batch dimensions sit at 0, so a batched operand of lower rank gets
+    1s right after it (then ordinary broadcasting lines everything up); one call does the whole batch."""
     def rule(axis, vals, dims, **params):
         rank = max(get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims))
         new = []
