@@ -26,6 +26,7 @@
 """
 
 from . import numpy, random            # noqa: F401  （numpy 给 Array、Tracer 装上运算符）
+from . import tree                     # noqa: F401  （像 jax.tree：jax.tree.map ……）
 from . import tree as tree_util        # noqa: F401  （像 jax.tree_util）
 from .ad import grad, jvp, value_and_grad, vjp
 from .api import describe_key, jit, make_jaxpr
@@ -68,4 +69,4 @@ __all__ = ["Array", "ConcretizationTypeError", "TracerBoolConversionError", "Tra
            "Unsupported", "all_gather", "asarray", "axis_index", "cond", "describe_key", "fori_loop", "grad", "jit",
            "jvp", "lax", "make_jaxpr", "numpy", "pmap", "ppermute", "psum", "random", "register_pytree_node", "scan",
            "stop_gradient", "tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten",
-           "tree_util", "value_and_grad", "vjp", "vmap", "while_loop"]
+           "tree", "tree_util", "value_and_grad", "vjp", "vmap", "while_loop"]

@@ -85,7 +85,7 @@ def lax_result(name: str, avals) -> tuple[str, bool]:
 
 #: 不接受 bool 的原语（和 lax 一样：布尔没有减法、取负）；只接受浮点的原语
 NO_BOOL = {"sub", "neg", "div", "integer_pow"}
-FLOAT_ONLY = {"sin", "cos", "exp", "log", "tanh", "sqrt"}
+FLOAT_ONLY = {"sin", "cos", "exp", "log", "tanh", "sqrt", "pow"}
 
 
 def check_accepts(name: str, dtype: str) -> None:

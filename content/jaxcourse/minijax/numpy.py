@@ -30,6 +30,7 @@ class _DType(str):
 
 float32, int32, uint32 = _DType("float32"), _DType("int32"), _DType("uint32")
 bool_ = _DType("bool")
+pi, e, inf, nan = math.pi, math.e, math.inf, math.nan      # 和 jnp 一样是 Python 的 float
 
 
 def _is_array(x) -> bool:
@@ -110,10 +111,10 @@ def negative(x):
 
 
 def power(x, y):
-    if not isinstance(y, int) or isinstance(y, bool):
-        raise unsupported(f"x ** {y!r}（pow 原语）", "迷你 JAX 只有整数次幂 x ** n（integer_pow）；"
-                          "其他幂写成 exp(y * log(x))")
-    return P.integer_pow(x, y)
+    """x ** y: a Python int exponent is integer_pow (repeated multiplication), anything else pow on floats."""
+    if isinstance(y, int) and not isinstance(y, bool):
+        return P.integer_pow(x, y)
+    return P.bind1(P.pow_p, *_promote_inexact(x, y))
 
 
 def array(x, dtype=None, **options):
@@ -318,14 +319,14 @@ def _missing_operator(symbol):
 _OPS = {
     "__add__": add, "__radd__": _swap(add), "__sub__": subtract, "__rsub__": _swap(subtract),
     "__mul__": multiply, "__rmul__": _swap(multiply), "__truediv__": divide, "__rtruediv__": _swap(divide),
-    "__pow__": power, "__neg__": negative, "__matmul__": dot, "__rmatmul__": _swap(dot),
+    "__pow__": power, "__rpow__": _swap(power), "__neg__": negative, "__matmul__": dot, "__rmatmul__": _swap(dot),
     "__gt__": greater, "__lt__": less, "__ge__": greater_equal, "__le__": less_equal,
     "__eq__": equal, "__ne__": not_equal, "__getitem__": _getitem,
     "sum": sum, "max": max, "mean": mean, "reshape": _reshape_method, "astype": astype,
 }
 for _symbol, _names in {"//": ("__floordiv__", "__rfloordiv__"), "%": ("__mod__", "__rmod__"),
                         "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__"),
-                        "~": ("__invert__",), "abs()": ("__abs__",), "**（数在左边）": ("__rpow__",)}.items():
+                        "~": ("__invert__",), "abs()": ("__abs__",)}.items():
     for _name in _names:
         _OPS[_name] = _missing_operator(_symbol)
 for _cls in (Array, Tracer):

@@ -20,9 +20,9 @@ from .core import (Primitive, ShapedArray, batch_rules, get_aval, impl_rules, jv
 from .dtypes import FLOAT, check_accepts, lax_result
 
 
-def full(shape, value, dtype=FLOAT) -> object:
-    """A strongly typed constant array: a broadcast of one scalar (as JAX writes it in a jaxpr)."""
-    scalar = Array([value], (), dtype)
+def full(shape, value, dtype=FLOAT, weak_type=False) -> object:
+    """A constant array (strongly typed unless asked): a broadcast of one scalar (as JAX writes it in a jaxpr)."""
+    scalar = Array([value], (), dtype, weak_type)
     return scalar if tuple(shape) == () else broadcast_in_dim(scalar, shape, ())
 
 
@@ -92,8 +92,8 @@ def _ieee(fn, *xs):
     if fn is operator.truediv:
         x, y = xs
         return math.nan if x == 0 or math.isnan(x) else math.copysign(math.inf, x) * math.copysign(1, y)
-    if fn is math.sqrt:
-        return math.nan
+    if fn is math.pow:                                   # 0 的负数次幂是 inf，负数的非整数次幂是 nan
+        return math.inf if xs[0] == 0 else math.nan
     return math.nan
 
 
@@ -124,6 +124,7 @@ exp_p = _elementwise("exp", _safe(math.exp))
 log_p = _elementwise("log", _safe(math.log))
 tanh_p = _elementwise("tanh", _safe(math.tanh))
 sqrt_p = _elementwise("sqrt", _safe(math.sqrt))
+pow_p = _elementwise("pow", _safe(math.pow))                 # x ** y，y 不是 Python 整数时
 integer_pow_p = _elementwise("integer_pow", lambda x, y: f32(x ** y) if isinstance(x, float) else x ** y)
 gt_p = _elementwise("gt", operator.gt, "bool")
 lt_p = _elementwise("lt", operator.lt, "bool")
@@ -196,6 +197,7 @@ def lt(x, y): return bind1(lt_p, x, y)                        # noqa: E704
 def eq(x, y): return bind1(eq_p, x, y)                        # noqa: E704
 def ne(x, y): return bind1(ne_p, x, y)                        # noqa: E704
 def integer_pow(x, y): return bind1(integer_pow_p, x, y=y)    # noqa: E704
+def pow(x, y): return bind1(pow_p, x, y)                      # noqa: E704,A001
 def select_n(which, *cases): return bind1(select_n_p, which, *cases)   # noqa: E704
 def stop_gradient(x): return bind1(stop_gradient_p, x)        # noqa: E704
 
@@ -424,6 +426,23 @@ def _integer_pow_jvp(p, t, y):
 jvp_rules[log_p], jvp_rules[integer_pow_p] = _log_jvp, _integer_pow_jvp
 
 
+def _pow_factors(x, y, ans):
+    """∂(x**y)/∂x = y·x**(y-1); ∂/∂y = log(x)·x**y, with log(0) kept finite (JAX replaces x = 0 by 1 there)."""
+    a = get_aval(x)
+    safe_x = select_n(eq(x, 0.0), x, full(a.shape, 1.0, weak_type=a.weak_type))
+    strong_x = convert_element_type(x, FLOAT) if get_aval(x).weak_type else x    # JAX 在这里把 x 转成强类型
+    return mul(y, pow(strong_x, sub(y, 1.0))), mul(log(safe_x), ans)
+
+
+def _pow_jvp(p, t):
+    ans = pow(*p)
+    fx, fy = _pow_factors(*p, ans)
+    return [ans], [add_any(mul(t[0], fx), mul(t[1], fy))]
+
+
+jvp_rules[pow_p] = _pow_jvp
+
+
 def _balanced_cmp(x, y):
     """1.0 where x wins, 0.5 on a tie, 0.0 where it loses: JAX's factor for max/min (strong float32 constants)."""
     wins, tie = gt(x, y), eq(x, y)
@@ -550,7 +569,13 @@ def _sqrt_vjp(ct, xs, out):
     return [div(mul(ct[0], 0.5), out[0])]
 
 
+def _pow_vjp(ct, xs, out):
+    (sx, sy), (fx, fy) = _shapes(xs), _pow_factors(*xs, out[0])
+    return [unbroadcast(mul(ct[0], fx), sx), unbroadcast(mul(ct[0], fy), sy)]
+
+
 vjp_rules[neg_p], vjp_rules[log_p], vjp_rules[sqrt_p] = _neg_vjp, _log_vjp, _sqrt_vjp
+vjp_rules[pow_p] = _pow_vjp
 
 
 def _choose_vjp(factors):

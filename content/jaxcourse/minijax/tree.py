@@ -92,7 +92,10 @@ def tree_structure(tree):
     return tree_flatten(tree)[1]
 
 
-def tree_map(fn, tree, *rest):
+def tree_map(fn, tree, *rest, **options):
+    if options:
+        from .errors import no_options
+        no_options("jax.tree_util.tree_map", options)
     leaves, treedef = tree_flatten(tree)
     others = [treedef_leaves(treedef, r) for r in rest]
     return tree_unflatten(treedef, [fn(*xs) for xs in zip(leaves, *others)])
@@ -103,3 +106,16 @@ def treedef_leaves(treedef, tree):
     if other != treedef:
         raise ValueError(f"pytree 结构不一致：{treedef} 和 {other}")
     return leaves
+
+
+# jax.tree 的新名字：jax.tree.map(f, t) 就是 jax.tree_util.tree_map(f, t)
+map = tree_map              # noqa: A001
+leaves, structure, flatten, unflatten = tree_leaves, tree_structure, tree_flatten, tree_unflatten
+
+
+def __getattr__(name):      # jax.tree / jax.tree_util 里有、迷你 JAX 里没有的
+    if name.startswith("_"):
+        raise AttributeError(name)
+    from .errors import unsupported
+    raise unsupported(f"jax.tree.{name}", "迷你 JAX 的 pytree 函数只有 map、leaves、structure、flatten、unflatten "
+                      "（以及 tree_ 开头的同名函数）和 register_pytree_node")
