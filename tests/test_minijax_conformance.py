@@ -160,6 +160,13 @@ CASES = [
     ("bits_int_shape", "jax.random.bits(key, 2)"),
     ("transpose_bad_axes", "jnp.transpose(f, (1, 0))"),
     ("sum_tuple_axes", "jnp.sum(jnp.ones((2, 3, 4)), axis=(0, 2))"),
+    ("list_operand", "f * [1.0, 0.0, 1.0]"),
+    ("list_operand_left", "[1.0, 0.0, 1.0] * f"),
+    ("sum_of_list", "jnp.sum([1, 2, 3])"),
+    ("sin_of_list", "jnp.sin([1.0])"),
+    ("mean_of_tuple", "jnp.mean((1.0, 2.0))"),
+    ("stack_of_lists", "jnp.stack([[1.0], [2.0]])"),
+    ("where_list_condition", "jnp.where([True, False], 1.0, 0.0)"),
     ("float_pow", "f ** 2.0"),
     ("sqrt_pow", "(jnp.sum(f ** 2) ** 0.5, i ** 0.5, 2 ** f, (-8.0) ** jnp.float32(1 / 3), jnp.float32(0.0) ** -1.0)"),
     ("grad_pow", "(jax.grad(lambda x: x ** 0.5)(0.0), jax.grad(lambda x: x ** 1.5)(0.0), jax.grad(lambda y: 2.0 ** y)(3.0), "

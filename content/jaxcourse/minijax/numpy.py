@@ -65,28 +65,38 @@ def _rank_promote(xs):
     return out
 
 
-def _promote(*xs):
+def _check(name, *xs):
+    """jax.numpy takes arrays and scalars, not lists: jnp.sum([1, 2]) is a TypeError (jnp.array first)."""
+    for i, x in enumerate(xs):
+        if isinstance(x, (list, tuple)):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at position {i}."
+                            "（列表先用 jnp.array 变成数组）")
+
+
+def _promote(*xs, name="jnp"):
     """jnp's two steps before an elementwise primitive: one dtype (dtypes.result_type), then one rank."""
+    _check(name, *xs)
     dtype, weak = dtypes.result_type(*map(get_aval, xs))
     return _rank_promote([_to(x, dtype, weak) for x in xs])
 
 
-def _promote_inexact(*xs):
+def _promote_inexact(*xs, name="jnp"):
     """Like _promote, then integers and bools become float32 (sin, exp, true division)."""
+    _check(name, *xs)
     dtype, weak = dtypes.inexact(*dtypes.result_type(*map(get_aval, xs)))
     return _rank_promote([_to(x, dtype, weak) for x in xs])
 
 
 def _binary(prim):
     def op(x, y):
-        return P.bind1(prim, *_promote(x, y))
+        return P.bind1(prim, *_promote(x, y, name=prim.name))
     op.__name__ = prim.name
     return op
 
 
 def _float_unary(prim):
     def op(x):
-        return P.bind1(prim, *_promote_inexact(x))
+        return P.bind1(prim, *_promote_inexact(x, name=prim.name))
     op.__name__ = prim.name
     return op
 
@@ -100,7 +110,7 @@ sin, cos, exp, log, tanh, sqrt = map(_float_unary, (P.sin_p, P.cos_p, P.exp_p, P
 
 def divide(x, y):
     """True division: integers divide as float32 (3 / 2 = 1.5), as in jnp."""
-    return P.bind1(P.div_p, *_promote_inexact(x, y))
+    return P.bind1(P.div_p, *_promote_inexact(x, y, name="divide"))
 
 
 true_divide = divide
@@ -112,9 +122,10 @@ def negative(x):
 
 def power(x, y):
     """x ** y: a Python int exponent is integer_pow (repeated multiplication), anything else pow on floats."""
+    _check("power", x, y)
     if isinstance(y, int) and not isinstance(y, bool):
         return P.integer_pow(x, y)
-    return P.bind1(P.pow_p, *_promote_inexact(x, y))
+    return P.bind1(P.pow_p, *_promote_inexact(x, y, name="power"))
 
 
 def array(x, dtype=None, **options):
@@ -191,9 +202,10 @@ def where(cond, x=None, y=None):
     """select_n(cond, y, x): select_n's case 0 is for False."""
     if x is None or y is None:
         raise unsupported("只给条件的 jnp.where(cond)（返回下标）", "迷你 JAX 的 where 要三个参数 where(cond, x, y)")
+    _check("where", cond, x, y)
     if get_aval(cond).dtype != "bool":
         cond = not_equal(cond, 0)
-    x, y = _promote(x, y)
+    x, y = _promote(x, y, name="where")
     return P.select_n(cond, y, x)
 
 
@@ -214,6 +226,7 @@ def _axes(x, axis) -> list:
 def sum(x, axis=None, **options):   # noqa: A001 - 与 jnp.sum 同名
     """bool is summed as int32 (jnp.sum(mask) counts the Trues)."""
     no_options("jnp.sum", options)
+    _check("sum", x)
     if get_aval(x).dtype == "bool":
         x = P.convert_element_type(x, "int32")
     return P.reduce_sum(x, _axes(x, axis))
@@ -221,12 +234,14 @@ def sum(x, axis=None, **options):   # noqa: A001 - 与 jnp.sum 同名
 
 def max(x, axis=None, **options):   # noqa: A001
     no_options("jnp.max", options)
+    _check("max", x)
     return P.reduce_max(x, _axes(x, axis))
 
 
 def mean(x, axis=None, **options):
     """Integers and bools are averaged as float32 (bool goes through int32, as jnp does)."""
     no_options("jnp.mean", options)
+    _check("mean", x)
     shape, dtype = get_aval(x).shape, get_aval(x).dtype
     count = _size(shape if axis is None else [shape[a] for a in ((axis,) if isinstance(axis, int) else axis)])
     if dtype == "bool":
@@ -238,6 +253,7 @@ def mean(x, axis=None, **options):
 
 def dot(x, y):
     """Vector·vector, matrix@vector, matrix@matrix (contract x's last axis with y's first)."""
+    _check("dot", x, y)
     dtype, weak = dtypes.result_type(get_aval(x), get_aval(y))
     x, y = _to(x, dtype, weak), _to(y, dtype, weak)
     ax, ay = get_aval(x), get_aval(y)
@@ -258,6 +274,7 @@ def transpose(x, axes=None):
 
 def reshape(x, shape):
     """Like jnp.reshape; one -1 stands for whatever size is left."""
+    _check("reshape", x)
     shape = [shape] if isinstance(shape, int) else list(shape)
     if -1 in shape:
         known = _size([d for d in shape if d != -1])
@@ -270,6 +287,7 @@ def reshape(x, shape):
 
 def stack(xs, axis=0, **options):
     no_options("jnp.stack", options)
+    _check("stack", *xs)
     dtype, weak = dtypes.result_type(*map(get_aval, xs))
     return P.stack([_to(x, dtype, weak) for x in xs], axis)
 
