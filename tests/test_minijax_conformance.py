@@ -257,6 +257,7 @@ CASES = [
      "[h((f, 1.0)), h([f, 1.0]), h((f, 2.0)), h({'a': f, 'b': 1.0} and (f, 1))]; g.n"),
     ("jit_keyword", "g = counting(lambda x, y=0.0: x + y); h = jax.jit(g); [h(f), h(f, 1.0), h(f, y=1.0)]; g.n"),
     ("jit_grad", "jax.jit(jax.grad(lambda x: jnp.sum(jnp.tanh(x) ** 2)))(f)"),
+    ("jit_lower", "jax.jit(lambda x: x * 2.0).lower(1.0)", L),
     ("jit_of_key", "jax.jit(lambda k: jax.random.bits(k, (2,)))(key)", L),
     # ---- pytree ----
     ("tree_leaves_mixed", "jax.tree_util.tree_leaves([1, 'a', None, (2.0, {'b': 3})])"),

@@ -8,6 +8,7 @@ jit 在这里就是一个缓存：键是参数的抽象签名（每个叶子的�
 
 from __future__ import annotations
 
+import functools
 import inspect
 import weakref
 
@@ -98,6 +99,14 @@ class jit:   # noqa: N801 - 和 jax.jit 同名
 
     def cache_size(self) -> int:
         return len(self.cache.entries)
+
+    def __get__(self, obj, objtype=None):      # 装饰类里的方法时，像函数一样绑定 self
+        return self if obj is None else functools.partial(self, obj)
+
+    def __getattr__(self, name):               # jit(f).lower(...)、.trace(...) 等迷你 JAX 没有
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise unsupported(f"jit 函数的 .{name}", "迷你 JAX 的 jit 只有调用、trace_count、traces 和 cache_size()")
 
     def _key(self, args, kwargs):
         """(key, dynamic leaves, static keyword values) of one call."""
