@@ -296,6 +296,7 @@ CASES = [
     ("scan_int_carry", "lax.scan(lambda c, x: (c + 1, c), jnp.int32(0), None, length=4)"),
     ("scan_carry_type_changes", "lax.scan(lambda c, x: (c * x, c), 0.0, jnp.ones((3, 2)))"),
     ("scan_reverse", "lax.scan(lambda c, x: (c * 0.5 + x, c), jnp.float32(1.0), f, reverse=True)"),
+    ("scan_weak_carry_promoted", "lax.scan(lambda c, x: (c * 0.5 + x, c), 1.0, f, reverse=True)"),
     ("scan_length_mismatch", "lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(2), jnp.ones(3)))"),
     ("grad_scan", "jax.grad(lambda v: jnp.sum(lax.scan(lambda c, x: (c + x, c + x), 0.0, v)[1]))(f)"),
     ("vmap_while", "jax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c + 1, 0))(jnp.array([1, 3, 2]))"),

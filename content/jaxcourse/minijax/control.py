@@ -331,9 +331,15 @@ def _scan_impl(*args, jaxpr, length, num_consts, num_carry):
         carry, y = out[:num_carry], out[num_carry:]
         ys.append(y)
     y_avals = jaxpr.out_avals[num_carry:]
-    stacked = [stack([y[k] for y in ys]) if ys else zeros(_stacked_aval(0, a))
+    stacked = [_as_aval(stack([y[k] for y in ys]), a) if ys else zeros(_stacked_aval(0, a))
                for k, a in enumerate(y_avals)]
     return carry + stacked
+
+
+def _as_aval(x, aval):
+    """The stacked ys carry the weak type the body's jaxpr gives them (as in JAX), whatever step 1 had."""
+    x = asarray(x)
+    return x if x.weak_type == aval.weak_type else Array(x.data, x.shape, x.dtype, aval.weak_type)
 
 
 impl_rules[scan_p] = _scan_impl
