@@ -122,6 +122,20 @@ def test_forbid_catches_a_banned_function_handed_to_a_library_to_call():
     assert seen == ["jax.enable_x64"]
 
 
+def test_all_eqns_looks_inside_custom_root_solvers():
+    """lax.custom_root is a call_hi_primitive in JAX 0.12: its solver's jaxpr hides in a param object's attribute;
+    a host callback there must still be seen (review 6, 进阶 4.4)."""
+    import numpy as np
+
+    def cube_root(a):
+        def solve(g, y):
+            return jax.pure_callback(np.cbrt, jax.ShapeDtypeStruct((), jnp.float32), y)
+        return jax.lax.custom_root(lambda x: x ** 3 - a, 1.0, solve, lambda g, y: y / g(1.0))
+
+    assert "pure_callback" in jaxcourse.host_callbacks(cube_root, 2.0)
+    assert "pure_callback" in jaxcourse.opaque_calls(cube_root, 2.0)
+
+
 def test_short_traceback_keeps_only_cell_frames_and_the_message():
     source = "def f(n):\n    return g(n)\ndef g(n):\n    if n == 0:\n        raise ValueError('坏了')\n    return g(n - 1)\n"
     namespace = {}

@@ -6,14 +6,32 @@
 from __future__ import annotations
 
 
-def all_eqns(jaxpr):
-    """jaxpr（或 ClosedJaxpr）里的所有方程，连同各层子 jaxpr 里的。"""
+def all_eqns(jaxpr, *, kept: bool = False):
+    """jaxpr（或 ClosedJaxpr）里的所有方程，连同各层子 jaxpr 里的。kept=True 还看高层原语存在参数对象里的
+    子程序（_kept_jaxprs；找回调、导出件时用，不改变其他检查数到的方程）。"""
     from jax.extend.core import subjaxprs
 
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
     yield from jaxpr.eqns
     for sub in subjaxprs(jaxpr):  # 只往下看一层，所以递归
-        yield from all_eqns(sub)
+        yield from all_eqns(sub, kept=kept)
+    if kept:
+        for eqn in jaxpr.eqns:
+            for sub in _kept_jaxprs(eqn):
+                yield from all_eqns(sub, kept=True)
+
+
+def _kept_jaxprs(eqn):
+    """高层原语把子程序存在参数对象的属性里，subjaxprs 列不出来：JAX 0.12 的 lax.custom_root 是
+    call_hi_primitive，求解器的 jaxpr 在参数 _prim 的 solve_jaxpr 里。"""
+    from jax.extend.core import ClosedJaxpr, Jaxpr
+
+    for value in eqn.params.values():
+        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+            continue   # subjaxprs 已经列过
+        for attr in getattr(value, "__dict__", {}).values():
+            if isinstance(attr, (Jaxpr, ClosedJaxpr)):
+                yield attr
 
 
 def jaxpr_size(fn, *args) -> int:
@@ -39,7 +57,14 @@ def host_callbacks(fn, *args) -> set[str]:
     """fn(*args) 的程序里回到主机 Python 算值的原语（pure_callback、io_callback 之类，含子 jaxpr 里的）。
     练习要求“在 JAX 程序里算”时，自检用它拦住把计算交给 NumPy 的答案。jax.debug.print / jax.debug.callback
     不算：它们不能把值送回程序。"""
-    return {name for name in primitive_names(fn, *args) if name.endswith("callback") and name != "debug_callback"}
+    return {name for name in _every_primitive(fn, *args) if name.endswith("callback") and name != "debug_callback"}
+
+
+def _every_primitive(fn, *args) -> set[str]:
+    """primitive_names，再加上高层原语（lax.custom_root 的求解器）藏在参数对象里的子程序的原语。"""
+    import jax
+
+    return {eqn.primitive.name for eqn in all_eqns(jax.make_jaxpr(fn)(*args), kept=True)}
 
 
 #: 看不进去的原语：它们的计算不在 jaxpr 里（导出件的 StableHLO、FFI 的 C++），查原语、循环、回调的检查对它们都是瞎的
@@ -49,7 +74,7 @@ OPAQUE = frozenset({"call_exported", "ffi_call"})
 def opaque_calls(fn, *args) -> set[str]:
     """fn(*args) 的程序里，jaxpr 层面的检查看不见里面的原语：主机回调（host_callbacks），以及 jax.export 的
     导出件（call_exported）、FFI 算子（ffi_call）。练习的限制靠查 jaxpr 执行时，先要求程序里没有它们。"""
-    return host_callbacks(fn, *args) | (primitive_names(fn, *args) & OPAQUE)
+    return host_callbacks(fn, *args) | (_every_primitive(fn, *args) & OPAQUE)
 
 
 def same_size(program, sizes=(2, 7)) -> bool:
