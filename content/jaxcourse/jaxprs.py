@@ -6,19 +6,28 @@
 from __future__ import annotations
 
 
-def all_eqns(jaxpr, *, kept: bool = False):
-    """jaxpr（或 ClosedJaxpr）里的所有方程，连同各层子 jaxpr 里的。kept=True 还看高层原语存在参数对象里的
-    子程序（_kept_jaxprs；找回调、导出件时用，不改变其他检查数到的方程）。"""
+def all_eqns(jaxpr):
+    """jaxpr（或 ClosedJaxpr）里的所有方程，连同各层子 jaxpr 里的。"""
     from jax.extend.core import subjaxprs
 
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
     yield from jaxpr.eqns
     for sub in subjaxprs(jaxpr):  # 只往下看一层，所以递归
-        yield from all_eqns(sub, kept=kept)
-    if kept:
-        for eqn in jaxpr.eqns:
-            for sub in _kept_jaxprs(eqn):
-                yield from all_eqns(sub, kept=True)
+        yield from all_eqns(sub)
+
+
+def _every_eqn(jaxpr):
+    """all_eqns，再加上高层原语存在参数对象里的子程序（_kept_jaxprs）的方程。找回调、导出件时用；
+    其他检查仍用 all_eqns，数到的方程不变。"""
+    from jax.extend.core import subjaxprs
+
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    yield from jaxpr.eqns
+    for sub in subjaxprs(jaxpr):
+        yield from _every_eqn(sub)
+    for eqn in jaxpr.eqns:
+        for sub in _kept_jaxprs(eqn):
+            yield from _every_eqn(sub)
 
 
 def _kept_jaxprs(eqn):
@@ -64,7 +73,7 @@ def _every_primitive(fn, *args) -> set[str]:
     """primitive_names，再加上高层原语（lax.custom_root 的求解器）藏在参数对象里的子程序的原语。"""
     import jax
 
-    return {eqn.primitive.name for eqn in all_eqns(jax.make_jaxpr(fn)(*args), kept=True)}
+    return {eqn.primitive.name for eqn in _every_eqn(jax.make_jaxpr(fn)(*args))}
 
 
 #: 看不进去的原语：它们的计算不在 jaxpr 里（导出件的 StableHLO、FFI 的 C++），查原语、循环、回调的检查对它们都是瞎的
