@@ -122,6 +122,27 @@ def test_forbid_catches_a_banned_function_handed_to_a_library_to_call():
     assert seen == ["jax.enable_x64"]
 
 
+def test_forbid_and_counting_see_a_banned_method_run_through_a_thread_pool():
+    """Review 7: a bound method (jnp.maximum.accumulate) or a function kept in a tuple, handed to
+    ThreadPoolExecutor, was run by stdlib code that does not name it and so counted as library-internal."""
+    import concurrent.futures as cf
+
+    xs = jnp.array([3.0, 1.0, 4.0])
+    acc = jnp.maximum.accumulate
+    held = (jax.lax.cummax,)
+    for banned, fn in (("jax.numpy.maximum.accumulate", acc), ("jax.lax.cummax", held[0])):
+        with pytest.raises(jaxcourse.ForbiddenCall):
+            with jaxcourse.forbid(banned), cf.ThreadPoolExecutor(1) as pool:
+                pool.submit(fn, xs).result()
+        with jaxcourse.counting(banned) as direct:
+            fn(xs)
+        with jaxcourse.counting(banned) as calls, cf.ThreadPoolExecutor(1) as pool:
+            pool.submit(fn, xs).result()
+        assert calls[banned] == direct[banned] > 0, (banned, calls, direct)
+    with jaxcourse.forbid("jax.numpy.maximum.accumulate"):   # not called at all: nothing refused
+        assert jnp.allclose(jax.lax.cummax(xs), jnp.array([3.0, 3.0, 4.0]))
+
+
 def test_all_eqns_looks_inside_custom_root_solvers():
     """lax.custom_root is a call_hi_primitive in JAX 0.12: its solver's jaxpr hides in a param object's attribute;
     a host callback there must still be seen (review 6, 进阶 4.4)."""

@@ -163,6 +163,10 @@ _PASS_THROUGH = tuple(os.path.join("jax", "_src", p) for p in (
     "util.py", "custom_derivatives.py", "ad_checkpoint.py", "tree_util.py", "interpreters", "lax/control_flow",
     "numpy/ufunc_api.py", "numpy/vectorize.py", "checkify.py")) + tuple(
     os.path.join(sysconfig.get_paths()["stdlib"], f) for f in ("functools.py", "contextlib.py"))
+# 只是“在别处调用交给它的函数”的标准库：线程、线程池、asyncio、sched。经它们调用的被禁函数，来源是把函数交进去的
+# 那段代码；工作线程的调用栈到它们就到顶了，看不到是谁交的，一律算学习者（自检本身不用线程池）。
+_DISPATCH = tuple(os.path.join(sysconfig.get_paths()["stdlib"], f) for f in (
+    "threading.py", "concurrent", "asyncio", "sched.py", "queue.py", "multiprocessing"))
 _LIBRARY = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
                  | {os.path.dirname(os.path.abspath(__file__))})
 
@@ -193,16 +197,20 @@ def _functions_behind(obj, depth=0) -> list[types.FunctionType]:
 def _from_learner(frame, code: types.CodeType) -> bool:
     """跳过变换和包装，看调用这个函数（代码 code）的是不是学习者：库以外的代码（notebook、学习者的模块），
     或者一个库函数、而它调用的函数是别人交给它的（jnp.piecewise 的分支、Mock 的 side_effect、equinox.filter_jit
-    包着的函数：学习者把被禁函数藏在元组里再交给库）。库函数按名字调用自己模块里的函数（inv 里的 solve、
-    optax 里的 jax.nn.log_softmax）才算库的内部用法；方法（所有实例共用一份代码）被库调用一律算内部用法。"""
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+    包着的函数：学习者把被禁函数藏在元组里再交给库）。库函数按名字调用（inv 里的 solve、optax 里的
+    jax.nn.log_softmax、按属性名调用的方法）才算库的内部用法；特殊方法（__call__ 之类：config.State.__call__
+    每个 jax.config 选项都走它）没有名字可查，被库调用也算内部用法。经线程、线程池转交的调用算学习者的
+    （_DISPATCH）：否则把绑定方法交给 ThreadPoolExecutor 就能绕过。"""
+    dispatched = False
+    while frame is not None and (frame.f_code.co_filename.startswith(("<frozen",) + _DISPATCH)
                                  or any(p in frame.f_code.co_filename for p in _PASS_THROUGH)):
+        dispatched = dispatched or frame.f_code.co_filename.startswith(_DISPATCH)
         frame = frame.f_back
-    if frame is None:
-        return False
+    if frame is None or dispatched:
+        return dispatched
     if not frame.f_code.co_filename.startswith(_LIBRARY):
         return True
-    return not (_method(code) or _names_it(frame, code))
+    return not (_dunder(code) or _names_it(frame, code))
 
 
 def _names_it(frame, code: types.CodeType) -> bool:
@@ -226,12 +234,11 @@ def _on_start(code, offset):
             action(name)
 
 
-def _method(code: types.CodeType) -> bool:
-    """A method's code (qualname Class.name): shared by every instance (config.State.__call__ runs for every
-    jax.config option), so a library frame calling it is taken as internal, as before."""
+def _dunder(code: types.CodeType) -> bool:
+    """A special method's code (Class.__call__ …): library code calls it through syntax (obj(), obj[k]), so no name
+    shows which function it meant; config.State.__call__ runs for every jax.config option."""
     parts = code.co_qualname.split(".")
-    return len(parts) > 1 and parts[-2] != "<locals>"
-    return None
+    return len(parts) > 1 and parts[-2] != "<locals>" and code.co_name.startswith("__") and code.co_name.endswith("__")
 
 
 def _forbidden(name: str):
