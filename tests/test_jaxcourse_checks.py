@@ -143,6 +143,43 @@ def test_forbid_and_counting_see_a_banned_method_run_through_a_thread_pool():
         assert jnp.allclose(jax.lax.cummax(xs), jnp.array([3.0, 3.0, 4.0]))
 
 
+def test_rewriting_changes_what_the_real_function_receives_so_a_two_faced_answer_shows():
+    """Review 7: a stand-in from replaced() is a different object, so an answer can run honestly only when
+    `jax.pure_callback is not` the original. rewriting() leaves the function in place and scales the callback's
+    result: an honest answer follows on the direct call and under jit; one that skips the callback does not."""
+    import sys
+
+    import numpy as np
+
+    original = (jax.pure_callback,)
+
+    def honest(x):
+        return jax.pure_callback(lambda v: np.median(v, axis=-1).astype(np.float32),
+                                 jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32), x, vmap_method="broadcast_all")
+
+    def two_faced(x):
+        if isinstance(x, jax.core.Tracer) or jax.pure_callback is not original[0]:
+            return honest(x)
+        return jnp.median(x, axis=-1)
+
+    def scaled(cb):
+        return lambda *a: (np.asarray(cb(*a)) * 1.5).astype(np.float32)
+
+    x = jnp.array([5.0, 1.0, 40.0, 2.0, 3.0])
+    with jaxcourse.rewriting("jax.pure_callback", callback=scaled) as seen:
+        got = {"honest": float(honest(x)), "jit": float(jax.jit(honest)(x)), "two_faced": float(two_faced(x))}
+        assert jax.pure_callback is original[0]
+    if sys.version_info < (3, 13):
+        assert not seen.effective and got == {"honest": 3.0, "jit": 3.0, "two_faced": 3.0}
+        return
+    assert seen.effective and seen.calls == 2
+    assert got == {"honest": 4.5, "jit": 4.5, "two_faced": 3.0}, got
+    assert float(jax.jit(honest)(x)) == 3.0            # nothing rewritten, nothing cached, after the block
+    with pytest.raises(ValueError, match="参数"):
+        with jaxcourse.rewriting("jax.pure_callback", no_such_argument=scaled):
+            pass
+
+
 def test_all_eqns_looks_inside_custom_root_solvers():
     """lax.custom_root is a call_hi_primitive in JAX 0.12: its solver's jaxpr hides in a param object's attribute;
     a host callback there must still be seen (review 6, 进阶 4.4)."""

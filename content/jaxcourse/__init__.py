@@ -6,6 +6,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - selfcheck：练习自检（✅ / ⏳ / ❌）
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数：换掉各处引用，并盯住函数的代码，别名、partial 也躲不过）
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
+- rewriting：with 块里函数不换，只改它每次被调用时收到的参数（答案认不出替身的扰动检查）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
 - all_eqns / jaxpr_size / primitive_names / host_callbacks / opaque_calls / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
@@ -27,7 +28,7 @@ import sys as _sys
 from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
-from .replacing import counting, grows_on_host, replaced
+from .replacing import counting, grows_on_host, replaced, rewriting
 from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
@@ -72,6 +73,7 @@ __all__ = [
     "run_jax",
     "run_processes",
     "replaced",
+    "rewriting",
     "run_python",
     "same_size",
     "same_traced",

@@ -231,7 +231,7 @@ def _on_start(code, offset):
     local = frame.f_locals
     for cells, name, action, strict in entries:
         if all(local.get(k) is v for k, v in cells.items()) and (strict or _from_learner(frame.f_back, code)):
-            action(name)
+            action(name, frame) if getattr(action, "wants_frame", False) else action(name)
 
 
 def _dunder(code: types.CodeType) -> bool:
@@ -285,6 +285,46 @@ def watching(targets: list[tuple[str, object]], action=_forbidden, strict: bool 
         if _tool and not _watched:
             monitoring.register_callback(_tool[0], monitoring.events.PY_START, None)
             monitoring.free_tool_id(_tool.pop())
+
+
+@contextmanager
+def rewriting(name: str, **edits):
+    """with 块里，name（"模块.名字"）每被调用一次（谁调用都算），就在它开始执行时把参数 key 换成 edits[key](原值)，
+    例如 rewriting("jax.pure_callback", callback=放大 1.5 倍的包装)。“扰动后结果要跟着变”的检查用它：函数对象本身
+    不换，答案用 `is` 认不出（replaced 换上的替身认得出，答案就能只在被检查时老实）。
+
+    with 的值有 .calls（改了几次）和 .effective：改参数要写回正在执行的帧的局部变量，Python 3.13 起才行；
+    3.12 上什么也不改（.effective 为 False），检查应跳过这一项。进出 with 块都清掉 JAX 的追踪缓存：
+    之前编译好的程序不会带着旧参数绕过去，改过的程序也不会留到块外。"""
+    import jax
+
+    owner, attr = resolve(name)
+    original = getattr(owner, attr)
+    state = types.SimpleNamespace(calls=0, effective=sys.version_info >= (3, 13) and hasattr(sys, "monitoring"))
+    made: list = []   # 改出来的值：参数一层层往里传时，里层见到的已是改过的，不再改一遍
+
+    def action(_name, frame):
+        local = frame.f_locals
+        for key, edit in edits.items():
+            if key in local and not any(local[key] is m for m in made):
+                made.append(edit(local[key]))
+                local[key] = made[-1]
+                state.calls += 1
+
+    action.wants_frame = True
+    if not state.effective:
+        yield state
+        return
+    targets = [(name, fn) for fn in _functions_behind(original)
+               if set(edits) & set(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])]
+    if not targets:
+        raise ValueError(f"{name} 没有叫 {'、'.join(edits)} 的参数")
+    jax.clear_caches()
+    try:
+        with watching(targets, action=action, strict=True):
+            yield state
+    finally:
+        jax.clear_caches()
 
 
 @contextmanager
