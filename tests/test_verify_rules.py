@@ -229,6 +229,8 @@ def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_e
     shutil.copytree(root / "verify", tmp_path / "verify", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(root / "content" / "jaxcourse", tmp_path / "content" / "jaxcourse",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "content" / "jaxcourse" / "ffi_src").mkdir(exist_ok=True)
+    (tmp_path / "content" / "jaxcourse" / "ffi_src" / "cube.cc").write_text("// the FFI chapter compiles this\n")
     names = {p.name for p in verdict_files(tmp_path / "verify")}
     assert {"execute.py", "compare.py", "normalize.py", "lite.py", "cells.py"} <= names
     assert not names & {"punctuation.py", "lock.py", "cli.py", "contract.py", "proposal.py"}, names
@@ -236,7 +238,7 @@ def test_cache_key_follows_the_harness_code_that_decides_a_verdict_and_nothing_e
     with open(tmp_path / "verify" / "lock.py", "a", encoding="utf-8") as f:
         f.write("\n# edited\n")
     assert helper_digest(tmp_path) == before
-    for edited in ("verify/compare.py", "content/jaxcourse/checks.py"):
+    for edited in ("verify/compare.py", "content/jaxcourse/checks.py", "content/jaxcourse/ffi_src/cube.cc"):
         with open(tmp_path / edited, "a", encoding="utf-8") as f:
             f.write("\n# edited\n")
         assert helper_digest(tmp_path) != before, edited
@@ -259,3 +261,38 @@ def test_probe_digest_follows_the_probe_and_what_it_imports_from_the_repo(tmp_pa
     assert probe_digest("judge.probe:probe", root=tmp_path) == before
     (tmp_path / "model" / "rules.py").write_text("RULES = 2\n")     # imported: the verdict may change
     assert probe_digest("judge.probe:probe", root=tmp_path) != before
+
+
+def test_the_machine_part_of_the_key_follows_packages_cpu_and_jax_variables(monkeypatch):
+    """A shared cache ($VERIFY_CACHE_DIR, used by .ci/run) outlives one environment: an optax bump, another CPU
+    or JAX_ENABLE_X64 in the environment must not find the verdict of the run before."""
+    from importlib import metadata
+
+    from verify import cache
+
+    before = cache.machine_identity()
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")
+    assert cache.machine_identity()["env"] == {**before["env"], "JAX_ENABLE_X64": "1"}
+    monkeypatch.delenv("JAX_ENABLE_X64")
+    real = list(metadata.distributions())
+    bumped = [d for d in real if d.metadata["Name"] != "optax"]
+    assert len(bumped) == len(real) - 1, "optax is installed in the course environment"
+    monkeypatch.setattr(cache.metadata, "distributions", lambda: bumped)
+    assert cache.machine_identity()["packages"] != before["packages"]
+    monkeypatch.setattr(cache.metadata, "distributions", lambda: real)
+    assert cache.machine_identity() == before
+
+
+def test_a_shared_cache_folder_names_notebooks_by_their_path_in_the_checkout(tmp_path, monkeypatch):
+    """Every CI run is a fresh clone in a new folder: an entry is found by the notebook's path inside the checkout."""
+    from verify import cache
+
+    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "shared"))
+    shared = cache.Cache()
+    assert shared.folder == tmp_path / "shared"
+    nb = cache.repo_root() / "content" / "入门" / "01_JAX简介.ipynb"
+    shared.store(nb, "k1", seconds=3.0)
+    assert shared.hit(nb, "k1") and not shared.hit(nb, "k2")
+    assert shared._file(nb).name == cache.Cache(tmp_path / "shared")._file(Path("content/入门/01_JAX简介.ipynb")).name
+    monkeypatch.delenv(cache.CACHE_DIR_ENV)
+    assert cache.Cache().folder == cache.repo_root() / cache.CACHE_DIR_NAME

@@ -128,14 +128,40 @@ def probe_digest(spec: str, root: Path | None = None) -> str:
 
 
 def helper_digest(root: Path | None = None) -> str:
-    """Digest of the course helper package and the harness code that decides a verdict (verdict_files)."""
+    """Digest of the course helper package (every file: the FFI chapter compiles its .cc sources) and the
+    harness code that decides a verdict (verdict_files)."""
     root = root or repo_root()
     h = hashlib.sha256()
-    files = sorted((root / "content" / "jaxcourse").rglob("*.py")) + verdict_files(root / "verify")
+    files = sorted(f for f in (root / "content" / "jaxcourse").rglob("*")
+                   if f.is_file() and "__pycache__" not in f.parts) + verdict_files(root / "verify")
     for file in files:
         h.update(str(file.relative_to(root)).encode())
         h.update(file.read_bytes())
     return h.hexdigest()
+
+
+#: environment variables the kernels inherit that can change what JAX computes or prints
+MACHINE_ENV_PREFIXES = ("JAX_", "XLA_", "TF_CPP_", "OMP_", "MKL_")
+
+
+def machine_identity() -> dict:
+    """What else decides a verdict on this machine, for the cache key only: every installed distribution's
+    version (optax, flax, … not just the ones environment() records), the CPU (its model and flags decide the
+    code XLA generates, so the rounding) and the JAX_/XLA_/… variables the kernels inherit."""
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    cpu: list[str] = []
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.startswith(("model name", "flags", "Features", "CPU part")) and line not in cpu:
+                    cpu.append(line)
+                if not line.strip() and cpu:   # the first processor is enough
+                    break
+    except OSError:
+        cpu = [platform.processor(), platform.machine()]
+    return {"packages": hashlib.sha256("\n".join(dists).encode()).hexdigest(),
+            "cpu": hashlib.sha256("".join(cpu).encode()).hexdigest(),
+            "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(MACHINE_ENV_PREFIXES)}}
 
 
 def cache_key(path: Path, *, helpers: str, env: dict, options: dict) -> str:
@@ -148,15 +174,24 @@ def cache_key(path: Path, *, helpers: str, env: dict, options: dict) -> str:
     return h.hexdigest()
 
 
+#: a cache folder outside the checkout, shared by its clones (.ci/run sets it: each CI run is a fresh clone)
+CACHE_DIR_ENV = "VERIFY_CACHE_DIR"
+
+
 class Cache:
-    """One small JSON file per notebook under .verify-cache/, holding the last passing key."""
+    """One small JSON file per notebook, holding the last passing key: under .verify-cache/ of the checkout,
+    or under $VERIFY_CACHE_DIR. A notebook is named by its path inside the checkout, so two clones of the
+    repository share entries; the key (notebook bytes, helper and harness code, environment, machine) decides."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder = Path(folder) if folder else repo_root() / CACHE_DIR_NAME
+        shared = os.environ.get(CACHE_DIR_ENV)
+        self.folder = Path(folder) if folder else Path(shared).expanduser() if shared else repo_root() / CACHE_DIR_NAME
 
     def _file(self, path: Path) -> Path:
-        name = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:24]
-        return self.folder / f"{name}.json"
+        where = Path(path).resolve()
+        root = repo_root()
+        name = where.relative_to(root).as_posix() if root in where.parents else str(where)
+        return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.json"
 
     def hit(self, path: Path, key: str) -> bool:
         """True when the notebook last passed with exactly this key."""

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import Cache, cache_key, environment, helper_digest, probe_digest
+from .cache import Cache, cache_key, environment, helper_digest, machine_identity, probe_digest
 from .errors import UsageError
 from .isa import flags_with_isa
 from .results import NB_CACHED, NB_ERROR, NB_FAILED, NotebookResult
@@ -66,12 +66,14 @@ class Runner:
         self.env = environment()
         self.env["xla_flags"] = self.worker_env().get("XLA_FLAGS", "")  # what the kernels run with
         self.helpers = helper_digest()
+        self.machine = machine_identity()
         self._procs: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self._stopping = False
 
     def _key(self, path: Path) -> str:
-        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going}  # the ISA is in env's xla_flags
+        opts = {"kernel": self.options.kernel, "keep_going": self.options.keep_going,  # the ISA is in env's xla_flags
+                "machine": self.machine}
         if self.options.probe:   # a verdict with the probe covers the probe's code too
             opts["probe"] = [self.options.probe, probe_digest(self.options.probe)]
         return cache_key(path, helpers=self.helpers, env=self.env, options=opts)
