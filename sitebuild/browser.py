@@ -186,6 +186,59 @@ def time_first_lite_run(page, url: str, index: int, timeout_ms: int = 120_000) -
             "phases": seen}
 
 
+#: where the cell with model id `id` and its output area are, relative to the notebook's visible area (px), the
+#: notebook's visible height, its execution count and printed text
+CELL_BY_ID = """id => { const nb = window.jupyterapp.shell.currentWidget.content;
+  const w = nb.widgets.find(w => w.model.id === id);
+  if (!w) return null;
+  const top = nb.node.getBoundingClientRect().top, r = w.node.getBoundingClientRect();
+  const o = w.node.querySelector('.jp-OutputArea'), q = o ? o.getBoundingClientRect() : null;
+  return {index: nb.widgets.indexOf(w), active: nb.activeCellIndex, top: r.top - top, bottom: r.bottom - top,
+          height: nb.node.clientHeight, output_top: q ? q.top - top : null, output_bottom: q ? q.bottom - top : null,
+          count: w.model.executionCount, text: o ? o.innerText : ''}; }"""
+
+
+def run_from_reading(page, static_url: str, cell_id: str, settle_s: float = 30.0, timeout_ms: int = 120_000) -> dict:
+    """As a reader: on the static page `static_url`, click the 「在浏览器里运行」 link of cell `cell_id`; in the run
+    view, wait until that cell is selected, drawn and has stopped moving (at most settle_s), note where it is, click
+    into it, press Shift+Enter and wait for its first result. Returns seconds from the click on the reading page
+    to the output ('click_to_output') and to the cell being selected ('click_to_cell'), the cell's box once
+    settled ('settled') and after the run ('after')."""
+    page.goto(static_url)
+    link = page.locator(f"#cell-{cell_id} a.run")
+    link.scroll_into_view_if_needed(timeout=timeout_ms)
+    t0 = time.perf_counter()
+    link.click()
+    page.wait_for_function(NOTEBOOK_READY, timeout=timeout_ms)
+    page.wait_for_function(f"id => {{ const b = ({CELL_BY_ID})(id); return b && b.active === b.index; }}",
+                           arg=cell_id, timeout=timeout_ms)
+    shown = time.perf_counter() - t0
+    last, still_since, end = None, time.monotonic(), time.monotonic() + settle_s
+    while time.monotonic() < end:
+        box = page.evaluate(CELL_BY_ID, cell_id)
+        if last is None or abs(box["top"] - last["top"]) > 1 or box["bottom"] - box["top"] < 1:   # not yet drawn
+            still_since = time.monotonic()
+        elif time.monotonic() - still_since > 1.0:
+            break
+        last = box
+        time.sleep(0.1)
+    settled = page.evaluate(CELL_BY_ID, cell_id)
+    page.locator(".jp-Notebook .jp-Cell").nth(settled["index"]).locator(".jp-InputArea-editor").click(timeout=timeout_ms)
+    page.keyboard.press("Shift+Enter")
+    end, box = time.monotonic() + timeout_ms / 1000, settled
+    while time.monotonic() < end:
+        box = page.evaluate(CELL_BY_ID, cell_id)
+        if box["count"] == 1 and box["text"].strip():
+            break
+        time.sleep(0.05)
+    else:
+        raise TimeoutError(f"cell {cell_id} shows count {box['count']!r} {box['text'][:200]!r} after {timeout_ms / 1000:.0f} s")
+    out = time.perf_counter() - t0
+    time.sleep(0.3)   # JupyterLab may scroll after a run: look where things end up
+    return {"click_to_output": out, "click_to_cell": shown, "settled": settled,
+            "after": page.evaluate(CELL_BY_ID, cell_id), "text": box["text"].strip()}
+
+
 #: the run view's notebook is open and its cells exist (course-app.js has marked the lite ones)
 NOTEBOOK_READY = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   return !!(w && w.context && w.context.isReady && w.content && w.content.widgets.length > 0

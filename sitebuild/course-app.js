@@ -433,17 +433,40 @@
     nb.activeCellIndex = i;
     nb.deselectAll();
     var cell = nb.widgets[i];
-    if (typeof nb.scrollToItem === "function") nb.scrollToItem(i, "start");
+    // 已经画出来的单元格按它在页面上的真位置滚（scrollToItem 按估计的高度算，content-visibility 下差出几百像素）；
+    // 还没画出来的先用 scrollToItem 让它进入视口、被画出来
+    if (cell && cell.node.isConnected && cell.node.getBoundingClientRect().height > 0) cell.node.scrollIntoView({ block: "start" });
+    else if (typeof nb.scrollToItem === "function") nb.scrollToItem(i, "start");
     else if (cell) cell.node.scrollIntoView({ block: "start" });
   }
 
-  function goTo(nb, frag) {
+  // 打开时上方的单元格还在渐次渲染（JupyterLab 先按估计的高度排版，渲染好了再换成真高度），目标单元格会被一点点
+  // 挤下去（阅读版「在浏览器里运行」打开后它落在屏幕下方，运行后输出在屏幕外）。它渲染出来以后的 seconds 秒里，
+  // 一离开顶部就滚回来（还没渲染时也滚，让它先被渲染；content-visibility 下上方的单元格靠近视口才渲染，要跟一阵）；读者一动（滚轮、触摸、按键、点击）就不再管；最多管 40 秒
+  function keepAtTop(nb, i, seconds) {
+    var start = Date.now(), shownAt = 0, quit = false, host = nb.node;
+    var stop = function () { quit = true; };
+    ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (ev) {
+      host.addEventListener(ev, stop, { once: true, passive: true, capture: true });
+    });
+    (function tick() {
+      var cell = nb.widgets[i], now = Date.now();
+      if (quit || !cell || now - start > 40000 || (shownAt && now - shownAt > seconds * 1000)) return;
+      var r = cell.node.getBoundingClientRect();
+      if (r.height > 0 && cell.node.isConnected && !shownAt) shownAt = now;
+      if (!shownAt || Math.abs(r.top - host.getBoundingClientRect().top) > 12) scrollToIndex(nb, i);
+      setTimeout(tick, 120);
+    })();
+  }
+
+  function goTo(nb, frag, settle) {
     var target = decodeURIComponent(frag);
     var byId = /^cell-(.+)$/.exec(target);
     for (var i = 0; i < nb.widgets.length; i++) {
       var m = nb.widgets[i].model;
       if (byId ? m.id === byId[1] : (m.type === "markdown" && headingAnchors(m.sharedModel.getSource()).indexOf(target) >= 0)) {
         scrollToIndex(nb, i);
+        if (settle) keepAtTop(nb, i, settle);
         return true;
       }
     }
@@ -504,7 +527,7 @@
         copyBanner(panel);
       });
       var frag = location.hash.slice(1);
-      if (frag) setTimeout(function () { goTo(panel.content, frag); }, 0);
+      if (frag) setTimeout(function () { goTo(panel.content, frag, 20); }, 0);
     });
   }
 

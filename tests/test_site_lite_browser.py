@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild import FIRST_CHAPTER, browser as sitebrowser
-from sitefixtures import ARTIFACTS, _tags, browser, site  # noqa: F401
+from sitefixtures import ARTIFACTS, _tags, _text, browser, site  # noqa: F401
 from verify.cells import course_meta, volatile_mode
 from verify.compare import canonical, error_name, same_outputs
 
@@ -276,3 +276,27 @@ def test_lite_badges_on_a_phone(site, browser):
     page.screenshot(path=ARTIFACTS / "13_lite_badge_phone_run_view.png")
     assert shown["lite"] and "可在浏览器里运行" in shown["content"] and shown["display"] != "none", shown
     assert shown["right"] <= shown["width"], f"the run view's badge is off screen on a phone: {shown}"
+
+
+def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_in_view(site, browser):
+    """Issue 42 (5): 「在浏览器里运行」 on the static page opens the run view with that cell at the top of the
+    notebook (the Markdown above it renders late and used to push it down) and, run at once, its output on
+    screen. Prints the seconds from the click on the reading page to the output."""
+    base, staged = site["base"], site["output"] / "files"
+    cells = json.loads((staged / FIRST_CHAPTER).read_text(encoding="utf-8"))["cells"]
+    setup = _setup_index(cells)
+    lite = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "lite" in _tags(c) and i != setup
+            and any(o.get("output_type") == "stream" for o in c.get("outputs", []))]
+    target = lite[-1]      # the deepest: the most Markdown above it to render
+    page = browser["fresh"]().new_page()
+    got = sitebrowser.run_from_reading(page, base + FIRST_CHAPTER.replace(".ipynb", ".html"), cells[target]["id"])
+    page.screenshot(path=ARTIFACTS / "14_run_link_from_reading.png")
+    settled, after = got["settled"], got["after"]
+    print(f"{FIRST_CHAPTER} {_where(cells, target)}: cell shown {got['click_to_cell']:.2f} s and its output "
+          f"{got['click_to_output']:.2f} s after the click on the reading page; settled at {settled['top']:.0f} px "
+          f"of {settled['height']} px, output {after['output_top']:.0f}–{after['output_bottom']:.0f} px")
+    assert -12 <= settled["top"] <= 0.25 * settled["height"], (
+        f"the cell opened at {settled['top']:.0f} px of a {settled['height']} px notebook, not at the top: {settled}")
+    assert after["output_top"] is not None and 0 <= after["output_top"] and after["output_bottom"] <= after["height"], (
+        f"the cell's output is not on screen after the run: {after}")
+    assert got["text"] == _text(cells[target]), "the first run printed something else than the saved output"
