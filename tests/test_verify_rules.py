@@ -296,3 +296,21 @@ def test_a_shared_cache_folder_names_notebooks_by_their_path_in_the_checkout(tmp
     assert shared._file(nb).name == cache.Cache(tmp_path / "shared")._file(Path("content/入门/01_JAX简介.ipynb")).name
     monkeypatch.delenv(cache.CACHE_DIR_ENV)
     assert cache.Cache().folder == cache.repo_root() / cache.CACHE_DIR_NAME
+
+
+def test_shards_split_the_notebooks_once_each_and_about_evenly():
+    """CI runs the notebook items in N shards on separate machines (--verify-shard K/N): every notebook in exactly
+    one shard, the longest dealt first to the least loaded shard, and a shard that does not exist is refused."""
+    from verify.errors import UsageError
+    from verify.runner import shard
+
+    seconds = {Path(f"nb{i}.ipynb"): s for i, s in enumerate([300, 250, 200, 120, 100, 90, 60, 30, 10, 0, 0])}
+    parts = [shard(list(seconds), k, 3, seconds.get) for k in (1, 2, 3)]
+    assert sorted(p for part in parts for p in part) == sorted(seconds)
+    loads = [sum(seconds[p] for p in part) for part in parts]
+    assert max(loads) - min(loads) <= 100, loads          # greedy LPT: within the largest single item's reach
+    assert parts[0][0] == Path("nb0.ipynb")                # the longest starts shard 1
+    assert shard(list(seconds), 2, 3, seconds.get) == parts[1]   # the deal is the same every time
+    for bad in ((0, 3), (4, 3)):
+        with pytest.raises(UsageError, match="does not exist"):
+            shard(list(seconds), *bad, seconds.get)

@@ -166,6 +166,10 @@ def test_ci_cannot_pass_with_the_browser_tests_skipped():
     verify = flow["jobs"]["verify"]
     test_step = next(step for step in verify["steps"] if "./dev test" in step.get("run", ""))
     assert test_step["env"]["VERIFY_REQUIRE_BROWSER"] == "1" and test_step["env"]["VERIFY_BROWSER"]
+    # the parts together are the whole suite: the tests folder and every shard of the notebooks
+    parts = [row["args"] for row in verify["strategy"]["matrix"]["include"]]
+    shards = sorted(a.split("--verify-shard ")[1] for a in parts if a.startswith("content"))
+    assert "tests" in parts and shards == [f"{k}/{len(shards)}" for k in range(1, len(shards) + 1)], parts
     choice = flow[True]["workflow_dispatch"]["inputs"]["check"]
     assert set(choice["options"]) == {"verify", "newest-jax"}
     for name in ("verify", "other-cpu"):

@@ -22,6 +22,9 @@ def pytest_addoption(parser):
     group.addoption("--verify-timeout", type=float, default=300, help="seconds allowed per cell")
     group.addoption("--verify-no-cache", action="store_true", help="run notebooks even when cached as passing")
     group.addoption("--verify-kernel", default="jax-study", help="kernelspec the notebooks run on")
+    group.addoption("--verify-shard", default=None, metavar="K/N",
+                    help="run only shard K of N of the notebook items (balanced by expected time; CI runs the N "
+                         "shards on separate machines); other test items are not affected")
     parser.addini("verify_notebook_dirs", "folders whose notebooks become test items", type="linelist",
                   default=["content"])
     parser.addini("verify_probe", "module:function run in each notebook's live kernel after its last cell "
@@ -43,6 +46,27 @@ def pytest_collect_file(parent, file_path: Path):
             and _under_configured_dirs(parent.config, file_path):
         return NotebookFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_collection_modifyitems(config, items):
+    spec = config.getoption("verify_shard")
+    if not spec:
+        return
+    from .cache import Cache
+    from .errors import UsageError
+    from .runner import expected_seconds, shard
+
+    try:
+        index, count = (int(part) for part in spec.split("/"))
+        cache = Cache()
+        notebooks = [i for i in items if isinstance(i, NotebookItem)]
+        keep = set(shard([i.path for i in notebooks], index, count, lambda p: expected_seconds(p, cache)))
+    except (ValueError, UsageError) as exc:
+        raise pytest.UsageError(f"--verify-shard {spec}: {exc if isinstance(exc, UsageError) else 'expected K/N, e.g. 2/3'}")
+    dropped = [i for i in notebooks if i.path not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if i not in dropped]
 
 
 class NotebookFile(pytest.File):

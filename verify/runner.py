@@ -152,12 +152,7 @@ class Runner:
                 os.killpg(proc.pid, signal.SIGKILL)
 
     def expected_seconds(self, path: Path) -> float:
-        """How long a notebook is expected to take: its last run here, else the duration its last refresh
-        recorded in the notebook (metadata.verify.seconds), else 0."""
-        seconds = self.cache.seconds(path)
-        if seconds is None:
-            seconds = recorded_seconds(path)
-        return seconds or 0.0
+        return expected_seconds(path, self.cache)
 
     def run(self, paths: list[Path]) -> list[NotebookResult]:
         """Run every notebook, longest first (so the wall time stays near max(longest, total ÷ jobs));
@@ -176,6 +171,31 @@ class Runner:
             raise
         pool.shutdown(wait=True)
         return results
+
+
+def expected_seconds(path: Path, cache: Cache) -> float:
+    """How long a notebook is expected to take: its last run here, else the duration its last refresh
+    recorded in the notebook (metadata.verify.seconds), else 0."""
+    seconds = cache.seconds(path)
+    if seconds is None:
+        seconds = recorded_seconds(path)
+    return seconds or 0.0
+
+
+def shard(paths: list[Path], index: int, count: int, seconds) -> list[Path]:
+    """The notebooks of shard `index` (1-based) of `count`: dealt longest first, each to the shard with the least
+    expected time so far, so the shards take about as long as each other (CI runs them on separate machines).
+    Every notebook is in exactly one shard; the deal depends only on the paths and `seconds(path)`."""
+    if not 1 <= index <= count:
+        raise UsageError(f"shard {index}/{count} does not exist: use K/N with 1 ≤ K ≤ N, e.g. 2/3")
+    load = [0.0] * count
+    mine = []
+    for path in sorted(paths, key=lambda p: (-seconds(p), str(p))):
+        k = load.index(min(load))
+        load[k] += seconds(path) or 1.0   # unknown durations still spread out
+        if k == index - 1:
+            mine.append(path)
+    return mine
 
 
 def recorded_seconds(path: Path) -> float | None:
