@@ -19,13 +19,8 @@ def all_eqns(jaxpr):
 def _every_eqn(jaxpr):
     """all_eqns，再加上高层原语存在参数对象里的子程序（_kept_jaxprs）的方程。找回调、导出件时用；
     其他检查仍用 all_eqns，数到的方程不变。"""
-    from jax.extend.core import subjaxprs
-
-    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-    yield from jaxpr.eqns
-    for sub in subjaxprs(jaxpr):
-        yield from _every_eqn(sub)
-    for eqn in jaxpr.eqns:
+    for eqn in all_eqns(jaxpr):
+        yield eqn
         for sub in _kept_jaxprs(eqn):
             yield from _every_eqn(sub)
 
