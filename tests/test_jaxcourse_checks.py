@@ -19,6 +19,32 @@ def test_forbid_catches_a_call_inside_an_already_compiled_function():
     assert counts(jnp.array([2])).tolist() == [0, 0, 1]        # restored afterwards
 
 
+def test_a_check_block_retraces_inside_but_keeps_what_was_compiled_outside():
+    """forbid/counting/replaced/rewriting hide JAX's caches from the block (a compiled answer is traced again, also
+    when a thread pool runs it) without emptying them: what the notebook compiled before is still cached afterwards
+    (jax.clear_caches() used to throw it all away, and every later call compiled again)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    traces = []
+
+    @jax.jit
+    def double(x):
+        traces.append(1)
+        return x * 2
+
+    double(1.0)
+    with jaxcourse.forbid("jax.numpy.bincount"):
+        double(1.0)
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(double, 1.0).result()
+    assert len(traces) == 2          # traced once before, once in the block (the thread reused the block's trace)
+    with jaxcourse.counting("jax.numpy.bincount"):
+        double(1.0)
+    assert len(traces) == 3          # every block starts empty, not with the previous block's traces
+    double(1.0)
+    assert len(traces) == 3          # outside, the first trace is still cached
+
+
 def test_forbid_lets_other_code_through():
     with jaxcourse.forbid("jax.numpy.bincount"):
         assert jnp.zeros(3).at[jnp.array([1, 1])].add(1).tolist() == [0, 2, 0]
@@ -557,3 +583,21 @@ def test_grows_on_host_tells_a_host_loop_from_a_vectorised_direct_call():
     assert jaxcourse.grows_on_host(jitted_rows, 4, 64, names)
     with pytest.raises(jaxcourse.ForbiddenCall):
         jaxcourse.grows_on_host(on_host, 4, 64, names)
+
+
+def test_executions_count_a_host_loop_that_python_cannot_see():
+    """map over a cached jit function, then np.stack: the loop runs in C (no Python frame per row), but every row
+    executes the compiled program once, so the count grows with the batch; a vmapped answer's does not."""
+    import numpy as np
+
+    row = jax.jit(lambda x: x * 2.0)
+    on_host = lambda n: np.stack(list(map(row, jnp.arange(n, dtype=jnp.float32))))
+    vectorised = lambda n: jax.vmap(row)(jnp.arange(n, dtype=jnp.float32))
+    assert jaxcourse.executions_grow(on_host, 4, 32)
+    assert not jaxcourse.executions_grow(vectorised, 4, 32)
+    assert jaxcourse.executions(lambda: vectorised(4)) >= 1
+
+
+def test_eager_primitives_names_what_ran_outside_jit():
+    ran = jaxcourse.eager_primitives(lambda: jnp.cumsum(jnp.sin(jnp.arange(3.0))))
+    assert {"sin", "cumsum"} <= ran and "cos" not in ran

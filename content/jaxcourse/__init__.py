@@ -7,6 +7,8 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数：换掉各处引用，并盯住函数的代码，别名、partial 也躲不过）
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
 - rewriting：with 块里函数不换，只改它每次被调用时收到的参数（答案认不出替身的扰动检查）
+- watching：with 块里学习者的代码一调用某个函数（盯住它的代码对象），就执行一个动作（forbid、counting 背后的机制）
+- executions / executions_grow / eager_primitives：直接调用时编译好的程序被执行了几次（随批大小变没有）、逐个执行了哪些运算（读 jax.profiler 的记录）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
 - all_eqns / jaxpr_size / primitive_names / host_callbacks / opaque_calls / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
@@ -28,7 +30,8 @@ import sys as _sys
 from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
-from .replacing import counting, grows_on_host, replaced, rewriting
+from .replacing import counting, grows_on_host, replaced, rewriting, watching
+from .profiling import eager_primitives, executions, executions_grow
 from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
@@ -53,9 +56,12 @@ __all__ = [
     "count_compiles",
     "counting",
     "depends_on",
+    "eager_primitives",
     "entry_ops",
     "expect_error",
     "expect_warning",
+    "executions",
+    "executions_grow",
     "figure",
     "forbid",
     "grows_on_host",
@@ -79,6 +85,7 @@ __all__ = [
     "same_traced",
     "split_at",
     "value_part",
+    "watching",
     "selfcheck",
     "use_cjk_font",
     "where_is_w",

@@ -114,7 +114,7 @@ def forbid(*names: str, strict: bool = False):
     学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下。库里别的函数经由内部路径
     调用它不算；经由公开的模块属性调用它的（optax 调用 jax.nn.log_softmax）会被拦下，要禁的是这类库函数时把它们也列上。
     答案用 try/except 接住 ForbiddenCall 换条路算也不行：块里的 selfcheck 把那条检查显示为 ❌，块外的调用在块结束时抛出。
-    进入时清空 JAX 的追踪缓存，让 jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
+    块里 JAX 的追踪缓存从空的开始（replacing.fresh_traces），jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     strict=True：块里谁调用都算（库里别的函数在内部调用也拦下），用来禁掉一个计算本身，不管绕过哪个库函数
     （例如 dot_product_attention、stax 内部的 log-sum-exp）；只在参考答案确实用不到它时用。
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import sysconfig
@@ -43,11 +44,32 @@ def notebook_namespaces(depth: int) -> list[dict]:
     return spaces
 
 
+_scope: list = []                 # 一个 jax.make_user_context，第一次用时才建（建它不是线程安全的）
+_scope_values = itertools.count(1)
+
+
+@contextmanager
+def fresh_traces():
+    """with 块里 JAX 的追踪、编译缓存看不到块外已有的条目，块里新建的条目也不会在块外命中：给缓存键加一个每块都不同的值
+    （公开的 jax.make_user_context，它本来就是“值一变，jit 就重新追踪、重新编译”的开关）。自检要用它：jit 过的答案
+    得在块里重新追踪一遍，才会调用到替身、被盯住或被改参数的函数。以前用 jax.clear_caches()，效果一样，但块外（整个
+    notebook）已经编译好的程序也全丢了，之后每个调用都要重编，一章自检里几百个探测就是几百次全部重编。
+    设的是全局值，不是线程局部值：答案交给线程池跑的调用也在块里。"""
+    import jax
+
+    if not _scope:
+        _scope.append(jax.make_user_context(None))
+    previous = _scope[0].get_global()
+    _scope[0].set_global(next(_scope_values))
+    try:
+        yield
+    finally:
+        _scope[0].set_global(previous)
+
+
 @contextmanager
 def swapping(pairs: list[tuple[str, object]], namespaces: list[dict]):
     """pairs 是（"模块.名字"，替身）：with 块里换掉模块属性和 namespaces 里的各种引用，退出时原样还原。"""
-    import jax
-
     saved = []
     try:
         for name, replacement in pairs:
@@ -59,21 +81,20 @@ def swapping(pairs: list[tuple[str, object]], namespaces: list[dict]):
                 saved.extend(_swap_references(ns, original, replacement))
             if not _functions_behind(original):  # C 实现的函数、类：盯不住代码，同一个库里指向它的别的模块属性也换掉
                 saved.extend(_swap_in_library(name.split(".")[0], original, replacement))
-        jax.clear_caches()  # 已经编译过的答案要重新追踪，才会走到替身
-        yield
+        with fresh_traces():  # 已经编译过的答案要重新追踪，才会走到替身
+            yield
     finally:
         for target, attr, original in reversed(saved):
             if isinstance(target, (dict, list)):
                 target[attr] = original
             else:
                 setattr(target, attr, original)
-        jax.clear_caches()
 
 
 @contextmanager
 def replaced(name: str, make):
     """with 块里把 name（"模块.名字"或"模块.类.方法"）换成 make(原函数) 的结果，notebook 里的别名一起换；
-    进出时清空 JAX 的追踪缓存。with 的值是替身。自检用它数调用次数、放大求解器的结果之类：
+    块里 JAX 的追踪缓存从空的开始（fresh_traces）。with 的值是替身。自检用它数调用次数、放大求解器的结果之类：
 
         with jaxcourse.replaced("jax.lax.while_loop", lambda orig: counting(orig)):
             answer(x)
@@ -294,10 +315,8 @@ def rewriting(name: str, **edits):
     不换，答案用 `is` 认不出（replaced 换上的替身认得出，答案就能只在被检查时老实）。
 
     with 的值有 .calls（改了几次）和 .effective：改参数要写回正在执行的帧的局部变量，Python 3.13 起才行；
-    3.12 上什么也不改（.effective 为 False），检查应跳过这一项。进出 with 块都清掉 JAX 的追踪缓存：
+    3.12 上什么也不改（.effective 为 False），检查应跳过这一项。块里 JAX 的追踪缓存从空的开始（fresh_traces）：
     之前编译好的程序不会带着旧参数绕过去，改过的程序也不会留到块外。"""
-    import jax
-
     owner, attr = resolve(name)
     original = getattr(owner, attr)
     state = types.SimpleNamespace(calls=0, effective=sys.version_info >= (3, 13) and hasattr(sys, "monitoring"))
@@ -319,12 +338,8 @@ def rewriting(name: str, **edits):
                if set(edits) & set(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])]
     if not targets:
         raise ValueError(f"{name} 没有叫 {'、'.join(edits)} 的参数")
-    jax.clear_caches()
-    try:
-        with watching(targets, action=action, strict=True):
-            yield state
-    finally:
-        jax.clear_caches()
+    with fresh_traces(), watching(targets, action=action, strict=True):
+        yield state
 
 
 @contextmanager

@@ -1,0 +1,56 @@
+"""直接调用（不在 jit 里）时真正执行了什么：用 jax.profiler（公开 API）记下一次运行，读出执行过的程序。
+
+自检用它看“答案在主机上逐行循环了没有”：不换掉任何函数、不用 sys.monitoring，答案认不出自己正被检查；
+“map 套一个缓存好的 jit 函数、再 np.stack”把循环放在 C 里，Python 层看不见，但每一行都要执行一次程序。
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import tempfile
+
+_JIT_CALL = "PjitFunction("     # 事件名：一次 jit 函数调用（直接调用的单个运算也是，括号里是原语名）
+_EXECUTE = "ExecuteHelper"       # 事件名：PjRt 执行一个编译好的程序
+
+
+def executed_events(run) -> list[str]:
+    """先运行 run() 一次（编译不算），再在 jax.profiler 的记录里运行一次，返回这一次的事件名（PjitFunction(…) 与
+    PjRt 的 Execute…，按记录的顺序）。Python 层的事件不记（python_tracer_level=0）。"""
+    import jax
+
+    jax.block_until_ready(run())
+    log_dir = tempfile.mkdtemp()
+    options = jax.profiler.ProfileOptions()
+    options.python_tracer_level = 0
+    jax.profiler.start_trace(log_dir, profiler_options=options)
+    try:
+        jax.block_until_ready(run())
+    finally:
+        jax.profiler.stop_trace()
+    try:
+        (path,) = glob.glob(os.path.join(log_dir, "**", "*.xplane.pb"), recursive=True)
+        data = jax.profiler.ProfileData.from_file(path)
+        return [event.name for plane in data.planes for line in plane.lines for event in line.events
+                if event.name.startswith(_JIT_CALL) or _EXECUTE in event.name]
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def executions(run) -> int:
+    """直接调用 run() 一次，编译好的程序被执行了几次（jit 函数的调用和 PjRt 的 Execute 事件）。
+    向量化的写法执行几次与批大小无关；逐行算的写法（哪怕每行调用同一个 jit 过的函数）次数随批大小变。"""
+    return len(executed_events(run))
+
+
+def eager_primitives(run) -> set[str]:
+    """直接调用 run() 一次时执行的 jit 调用的名字：逐个执行的运算是原语名（"cumlogsumexp"、"add"……），
+    jit 过的函数是它的函数名。"""
+    return {name[len(_JIT_CALL):-1] for name in executed_events(run) if name.startswith(_JIT_CALL)}
+
+
+def executions_grow(run, small, large, slack: int = 2) -> bool:
+    """直接调用 run(small) 和 run(large)：编译好的程序被执行的次数多出 slack 次以上，就是 True（逐行执行了，
+    或者按块循环，每块一次）。向量化的写法两次执行的次数相同。"""
+    return executions(lambda: run(large)) - executions(lambda: run(small)) > slack
