@@ -295,6 +295,14 @@ def test_a_shared_cache_folder_names_notebooks_by_their_path_in_the_checkout(tmp
     assert shared.hit(nb, "k1") and not shared.hit(nb, "k2")
     monkeypatch.delenv(cache.CACHE_DIR_ENV)
     assert cache.Cache().folder == cache.repo_root() / cache.CACHE_DIR_NAME
+    shared.store(nb, "k-avx", seconds=1.0, notes=["xla_flags differ"])   # .ci/run's other-CPU run of the same notebook
+    assert shared.hit(nb, "k1") and shared.hit(nb, "k-avx")              # it must not push the plain run out
+    assert shared.notes(nb, "k-avx") == ["xla_flags differ"] and shared.notes(nb, "k1") == []
+    assert shared.seconds(nb) == 3.0                                       # the long run plans the shards
+    for i in range(cache.Cache.KEPT_RUNS):
+        shared.store(nb, f"later-{i}", seconds=1.0)
+    assert not shared.hit(nb, "k1") and shared.hit(nb, f"later-{cache.Cache.KEPT_RUNS - 1}")   # bounded
+    shared.store(nb, "k1", seconds=3.0)
     entry = shared._file(nb)
     clone = tmp_path / "another-clone"          # the next CI run's fresh clone, somewhere else
     monkeypatch.setattr(cache, "repo_root", lambda: clone)

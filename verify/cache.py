@@ -179,9 +179,13 @@ CACHE_DIR_ENV = "VERIFY_CACHE_DIR"
 
 
 class Cache:
-    """One small JSON file per notebook, holding the last passing key: under .verify-cache/ of the checkout,
-    or under $VERIFY_CACHE_DIR. A notebook is named by its path inside the checkout, so two clones of the
-    repository share entries; the key (notebook bytes, helper and harness code, environment, machine) decides."""
+    """One small JSON file per notebook, holding the keys of its last passing runs (KEPT_RUNS of them: a plain
+    run, the probe run and the other-CPU runs of .ci/run each have their own key and must not push each other
+    out): under .verify-cache/ of the checkout, or under $VERIFY_CACHE_DIR. A notebook is named by its path
+    inside the checkout, so two clones of the repository share entries; the key (notebook bytes, helper and
+    harness code, environment, machine, run options) decides."""
+
+    KEPT_RUNS = 8
 
     def __init__(self, folder: Path | None = None) -> None:
         shared = os.environ.get(CACHE_DIR_ENV)
@@ -193,34 +197,52 @@ class Cache:
         name = where.relative_to(root).as_posix() if root in where.parents else str(where)
         return self.folder / f"{hashlib.sha256(name.encode()).hexdigest()[:24]}.json"
 
-    def hit(self, path: Path, key: str) -> bool:
-        """True when the notebook last passed with exactly this key."""
+    def _runs(self, path: Path) -> list[dict]:
+        """The remembered passing runs, newest first ([] when none or unreadable)."""
         try:
-            return json.loads(self._file(path).read_text())["key"] == key
-        except (OSError, ValueError, KeyError):
-            return False
+            record = json.loads(self._file(path).read_text())
+        except (OSError, ValueError):
+            return []
+        if not isinstance(record, dict):
+            return []
+        runs = record.get("runs", [record] if "key" in record else [])   # one run per file before KEPT_RUNS
+        return [r for r in runs if isinstance(r, dict) and "key" in r]
+
+    def _run(self, path: Path, key: str) -> dict | None:
+        return next((r for r in self._runs(path) if r["key"] == key), None)
+
+    def hit(self, path: Path, key: str) -> bool:
+        """True when the notebook passed with exactly this key in one of its remembered runs."""
+        return self._run(path, key) is not None
 
     def store(self, path: Path, key: str, seconds: float | None = None, notes: list[str] | None = None) -> None:
         """Remember a passing run (how long it took, for the runner's longest-first order, and its notes,
-        which a cache hit reports again)."""
+        which a cache hit reports again). Written atomically: parallel runs never leave half a file."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        record = {"path": str(path), "key": key, "notes": list(notes or [])}
+        run = {"key": key, "notes": list(notes or [])}
         if seconds is None:
             seconds = self.seconds(path)
         if seconds is not None:
-            record["seconds"] = round(seconds, 1)
-        self._file(path).write_text(json.dumps(record))
+            run["seconds"] = round(seconds, 1)
+        runs = [run] + [r for r in self._runs(path) if r["key"] != key]
+        target = self._file(path)
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"path": str(path), "runs": runs[:self.KEPT_RUNS]}))
+        os.replace(tmp, target)
 
-    def notes(self, path: Path) -> list[str]:
-        """The notes of the notebook's last passing run (environment differences)."""
-        try:
-            return [str(n) for n in json.loads(self._file(path).read_text()).get("notes", [])]
-        except (OSError, ValueError, AttributeError):
-            return []
+    def notes(self, path: Path, key: str | None = None) -> list[str]:
+        """The notes (environment differences) of the passing run with this key (default: the newest)."""
+        run = self._run(path, key) if key is not None else next(iter(self._runs(path)), None)
+        notes = (run or {}).get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
 
     def seconds(self, path: Path) -> float | None:
-        """How long the notebook's last passing real run took here, if one is remembered."""
-        try:
-            return float(json.loads(self._file(path).read_text())["seconds"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        """How long the notebook's longest remembered passing run took here (the run with the probe, which
+        judges every recorded answer, is the long one; the shard plan and longest-first order want that)."""
+        times = []
+        for run in self._runs(path):
+            try:
+                times.append(float(run["seconds"]))
+            except (KeyError, ValueError, TypeError):
+                pass
+        return max(times) if times else None

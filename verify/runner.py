@@ -87,7 +87,7 @@ class Runner:
             return NotebookResult(path=str(path), status=NB_ERROR, message=f"cannot read: {exc}")
         if self.options.use_cache and self.cache.hit(path, key):
             result = NotebookResult(path=str(path), status=NB_CACHED, message="unchanged since last passing run",
-                                    cache_key=key, notes=self.cache.notes(path))
+                                    cache_key=key, notes=self.cache.notes(path, key))
         else:
             result = self._spawn(path)
             result.cache_key = key
