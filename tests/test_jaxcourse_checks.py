@@ -601,3 +601,15 @@ def test_executions_count_a_host_loop_that_python_cannot_see():
 def test_eager_primitives_names_what_ran_outside_jit():
     ran = jaxcourse.eager_primitives(lambda: jnp.cumsum(jnp.sin(jnp.arange(3.0))))
     assert {"sin", "cumsum"} <= ran and "cos" not in ran
+
+
+def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):
+    """On Python 3.12 (Colab's default) the rewriting checks are skipped: the learner is told so, once."""
+    from jaxcourse import replacing
+
+    monkeypatch.setattr(replacing.sys, "version_info", (3, 12, 0))
+    monkeypatch.setattr(replacing, "_told_skipped", [])
+    for _ in range(2):
+        with jaxcourse.rewriting("jax.pure_callback", callback=lambda cb: cb) as rw:
+            assert not rw.effective
+    assert capsys.readouterr().out.count("3.13") == 1

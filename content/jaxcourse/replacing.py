@@ -308,6 +308,9 @@ def watching(targets: list[tuple[str, object]], action=_forbidden, strict: bool 
             monitoring.free_tool_id(_tool.pop())
 
 
+_told_skipped: list = []
+
+
 @contextmanager
 def rewriting(name: str, **edits):
     """with 块里，name（"模块.名字"）每被调用一次（谁调用都算），就在它开始执行时把参数 key 换成 edits[key](原值)，
@@ -332,6 +335,9 @@ def rewriting(name: str, **edits):
 
     action.wants_frame = True
     if not state.effective:
+        if not _told_skipped:   # 学习者该知道自检少查了什么（Colab 默认的 Python 3.12 就是这样）
+            _told_skipped.append(True)
+            print("ℹ️ 这台机器的 Python 低于 3.13：改参数的检查（“扰动后结果要跟着变”）跳过了，其余检查照常。")
         yield state
         return
     targets = [(name, fn) for fn in _functions_behind(original)
