@@ -6,6 +6,9 @@ ANSWERS.json is a JSON list of source strings, each a complete answer that defin
 The chapter runs once; then each answer runs, followed by the self-check. Prints PASSED for every answer the
 self-check accepts (for an answer that breaks a 限制, that is a bug: record it in rule_answers and fix the
 check). Exit status: the number of answers that passed (0 when the check rejected them all).
+The answers run one after another in the same kernel: one that changes shared state (a function's __code__,
+a jax.config flag, a patched library attribute) also changes what the answers after it see. Give such an
+answer a file of its own, or put it last.
 A thin command: the logic is coursetools/selfcheck.py (try_answers).
 """
 
