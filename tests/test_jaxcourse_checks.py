@@ -613,3 +613,36 @@ def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys
         with jaxcourse.rewriting("jax.pure_callback", callback=lambda cb: cb) as rw:
             assert not rw.effective
     assert capsys.readouterr().out.count("3.13") == 1
+
+
+def test_grows_on_host_ignores_which_size_was_compiled_before_and_sees_other_threads():
+    """Review 8: inside a check block JAX traces again but one size may reuse a compiled program, which put
+    thousands of compile-time Python calls on one side (a correct vmap answer was told it loops); a row loop
+    moved into a thread, or into a child process, must still count."""
+    import subprocess
+    import threading
+
+    key = jax.random.key(0)
+    names = ("jax.random.split", "jax.random.uniform", "jax.random.normal")
+
+    def vectorised(n):
+        draw = lambda k: jax.random.normal(k, (3,)) * jax.random.uniform(k, (3,))
+        return jax.jit(lambda k: jax.vmap(draw)(jax.random.split(k, n)))(key)
+    vectorised(4)                                    # compiled before the check, the other size not
+    assert not jaxcourse.grows_on_host(vectorised, 4, 64, names)
+
+    def threaded(n):
+        def row(i):
+            return i * 2.0
+
+        def loop():
+            for i in range(n):
+                row(i)                               # Python work per row, in another thread
+        worker = threading.Thread(target=loop)
+        worker.start()
+        worker.join()
+        return jnp.zeros(n)
+    assert jaxcourse.grows_on_host(threaded, 4, 4000, names)
+
+    with pytest.raises(jaxcourse.ForbiddenCall):
+        jaxcourse.grows_on_host(lambda n: subprocess.run(["true"]) and jnp.zeros(n), 4, 64, ("jax.numpy.sin",))
