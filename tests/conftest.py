@@ -15,6 +15,13 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def private_verify_cache(tmp_path_factory, monkeypatch):
+    """.ci/run exports VERIFY_CACHE_DIR (the verdicts CI keeps between clones): the fixture repositories these
+    tests build and verify must not leave their entries there."""
+    monkeypatch.setenv("VERIFY_CACHE_DIR", str(tmp_path_factory.mktemp("verify-cache")))
+
+
 @pytest.fixture
 def run_notebooks(tmp_path):
     """Run notebooks through the real Runner with a private cache; returns results by name."""

@@ -473,6 +473,16 @@ def test_forbid_reaches_c_functions_through_the_librarys_other_modules():
     assert umath.logaddexp is np.logaddexp and float(np.logaddexp(0.0, 0.0)) == pytest.approx(np.log(2.0))
 
 
+def test_call_body_opens_jit_and_custom_jvp_but_not_control_flow():
+    inner = jax.jit(lambda a, b: a * b)
+    closed = jax.make_jaxpr(lambda x: inner(x, 2.0) + jax.nn.relu(x) + jax.lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0)
+    opened = {e.primitive.name: jaxcourse.call_body(e) for e in closed.jaxpr.eqns}
+    body, consts = opened["jit"]
+    assert [e.primitive.name for e in body.eqns] == ["mul"] and len(body.invars) == 2 and consts == []
+    assert opened["custom_jvp_call"] is not None
+    assert opened["cond"] is None and opened["add"] is None
+
+
 def test_around_follows_the_data_past_a_shard_map():
     from jax.sharding import NamedSharding, PartitionSpec as P
 
@@ -605,6 +615,25 @@ def test_executions_count_a_host_loop_that_python_cannot_see():
 def test_eager_primitives_names_what_ran_outside_jit():
     ran = jaxcourse.eager_primitives(lambda: jnp.cumsum(jnp.sin(jnp.arange(3.0))))
     assert {"sin", "cumsum"} <= ran and "cos" not in ran
+
+
+def test_eager_ops_within_checks_every_call_also_under_disable_jit():
+    """The allowed set holds for every argument tuple, with and without jax.disable_jit(); a call that raises, or an
+    op outside the set in any one call (here: only for negative input, only the second tuple), fails the check."""
+    import numpy as np
+
+    def host_neg(x):  # np.asarray: called directly, the callback is handed jax Arrays
+        return jax.pure_callback(lambda v: np.negative(np.asarray(v)), jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    def sneaky(x):
+        return host_neg(x) if np.asarray(x)[0] > 0 else jnp.negative(x)
+
+    pos, neg = (jnp.array([2.0, 3.0]),), (jnp.array([-2.0, 3.0]),)
+    assert jaxcourse.eager_ops_within({"pure_callback"}, host_neg, [pos, neg])
+    assert jaxcourse.eager_ops_within({"pure_callback", "negative", "neg"}, sneaky, [pos, neg])
+    assert not jaxcourse.eager_ops_within({"pure_callback"}, sneaky, [pos, neg])
+    assert jaxcourse.eager_ops_within({"pure_callback"}, sneaky, [pos])
+    assert not jaxcourse.eager_ops_within({"pure_callback"}, lambda x: 1 / 0, [pos])
 
 
 def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):

@@ -8,9 +8,10 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
 - rewriting：with 块里函数不换，只改它每次被调用时收到的参数（答案认不出替身的扰动检查）
 - watching：with 块里学习者的代码一调用某个函数（盯住它的代码对象），就执行一个动作（forbid、counting 背后的机制）
-- executions / executions_grow / eager_primitives：直接调用时编译好的程序被执行了几次（随批大小变没有）、逐个执行了哪些运算（读 jax.profiler 的记录）
+- executions / executions_grow / eager_primitives / eager_ops_within / executed_events：直接调用时编译好的程序被执行了几次
+  （随批大小变没有）、逐个执行了哪些运算、是否都在名单里（读 jax.profiler 的记录）
 - expect_error / expect_warning：旧写法的预期报错、预期警告，并断言其类型
-- all_eqns / jaxpr_size / primitive_names / host_callbacks / opaque_calls / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
+- all_eqns / call_body / jaxpr_size / primitive_names / host_callbacks / opaque_calls / same_size / loop_free / split_at / around：看 jaxpr（含子 jaxpr）里有什么，自检用它检查练习的限制
 - value_part：去掉程序里结果用不到的方程（例如 jvp 顺带算的切向量系数），只看算函数值的那部分
 - depends_on：结果是否真的由某个原语算出来（把它的输出改掉再算一遍），识破“调用了但结果没用上”的答案
 - entry_ops / all_ops / collectives / ynn_fusion_bodies / where_is_w：读编译后的 HLO 文本（进阶 02、已知问题 1）
@@ -31,12 +32,12 @@ from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
 from .replacing import counting, grows_on_host, replaced, rewriting, watching
-from .profiling import eager_primitives, executions, executions_grow
+from .profiling import eager_ops_within, eager_primitives, executed_events, executions, executions_grow
 from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
 from .hlo import all_ops, collectives, entry_ops, where_is_w, ynn_fusion_bodies
-from .jaxprs import (all_eqns, around, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls, primitive_names,
+from .jaxprs import (all_eqns, around, call_body, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls, primitive_names,
                      same_size, same_traced, split_at, value_part)
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
@@ -51,15 +52,18 @@ __all__ = [
     "all_eqns",
     "all_ops",
     "around",
+    "call_body",
     "collectives",
     "compile_budget",
     "count_compiles",
     "counting",
     "depends_on",
+    "eager_ops_within",
     "eager_primitives",
     "entry_ops",
     "expect_error",
     "expect_warning",
+    "executed_events",
     "executions",
     "executions_grow",
     "figure",

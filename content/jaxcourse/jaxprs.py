@@ -111,8 +111,10 @@ def _matcher(prims):
     return lambda eqn: eqn.primitive.name in names
 
 
-def _call_body(eqn):
-    """jit、custom_jvp_call 这类“调用一个子程序”的原语：返回（子 jaxpr，它的常量）；别的原语返回 None。"""
+def call_body(eqn):
+    """jit、custom_jvp_call 这类“调用一个子程序”的原语（子程序的输入、输出与方程的一一对应）：返回（子 jaxpr，
+    它的常量），沿着它可以把变量的来历追进子程序；控制流（while、cond、scan）、shard_map、pallas_call 和别的原语
+    返回 None。"""
     from jax.extend.core import ClosedJaxpr, Jaxpr
 
     bodies = [v for v in eqn.params.values() if isinstance(v, (ClosedJaxpr, Jaxpr))]
@@ -145,7 +147,7 @@ def _eval(jaxpr, consts, args, match):
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
         hit = match(eqn)
-        call = None if hit else _call_body(eqn)
+        call = None if hit else call_body(eqn)
         if call is not None and _contains(call[0], match):
             outs = _eval(call[0], call[1], invals, match)  # 包装：进去，只改里面那个原语
         else:
@@ -219,7 +221,7 @@ def around(fn, args, prim: str = "shard_map"):
         get = lambda v: set() if isinstance(v, Literal) else tags.get(v, set())  # noqa: E731
         for eqn in jaxpr.eqns:
             got = set().union(*(get(v) for v in eqn.invars))
-            call = _call_body(eqn)
+            call = call_body(eqn)
             if eqn.primitive.name == prim:
                 outs = [{"out"}] * len(eqn.outvars)
             elif call is not None:

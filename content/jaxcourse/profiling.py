@@ -50,6 +50,24 @@ def eager_primitives(run) -> set[str]:
     return {name[len(_JIT_CALL):-1] for name in executed_events(run) if name.startswith(_JIT_CALL)}
 
 
+def eager_ops_within(allowed, fn, calls) -> bool:
+    """直接调用 fn(*args)（calls 里的每组参数；平时一次、jax.disable_jit() 之下再一次）时，逐个执行的运算都在
+    allowed 里，就是 True。调用出错、或者执行了名单以外的运算（排序、求和、exp……），就是 False。
+    只看不换：答案拿回的结果与平时一模一样，认不出自己正被检查。"""
+    import jax
+
+    for args in calls:
+        for no_jit in (False, True):
+            try:
+                with jax.disable_jit(no_jit):
+                    ops = eager_primitives(lambda: fn(*args))
+            except Exception:
+                return False
+            if not ops <= set(allowed):
+                return False
+    return True
+
+
 def executions_grow(run, small, large, slack: int = 2) -> bool:
     """直接调用 run(small) 和 run(large)：编译好的程序被执行的次数多出 slack 次以上，就是 True（逐行执行了，
     或者按块循环，每块一次）。向量化的写法两次执行的次数相同。"""
