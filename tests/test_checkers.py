@@ -136,6 +136,15 @@ def test_when_answer_leaks_into_selfcheck_message_then_leak_is_named(tmp_path):
     assert "selfcheck-leak" in _selfcheck_rules(tmp_path, cells)
 
 
+def test_when_answer_leaks_only_into_what_the_selfcheck_prints_then_leak_is_named(tmp_path):
+    """The line is not in the self-check's source (it is put together when the cell runs), only in its output."""
+    cells = chapter_cells()
+    i = _index(cells, "# 🧪")
+    cells[i].source += '\nprint("提示：应该写成 return value " + "/ 2")'
+    assert "return value / 2" not in cells[i].source
+    assert "selfcheck-leak" in _selfcheck_rules(tmp_path, cells)
+
+
 def test_when_reference_answer_is_wrong_then_reference_rule_is_named(tmp_path):
     cells = chapter_cells()
     cells[_index(cells, "# 参考答案")].source = REFERENCE.replace("/ 2", "/ 3")
