@@ -181,19 +181,21 @@ def test_reading_edition(site, browser, device):
 
 
 JUPYTERLAB_TEXTS = """async (wanted) => {
+  // The notebook is windowed: only cells near the viewport are rendered. Scroll to each cell and read it as
+  // soon as it shows its n text outputs (awaiting scrollToItem's promise costs ~0.25 s a cell).
   const nb = window.jupyterapp.shell.currentWidget.content;
   const sleep = ms => new Promise(ok => setTimeout(ok, ms));
+  const texts = i => [...nb.widgets[i].node.querySelectorAll('.jp-OutputArea .jp-RenderedText')].map(e => e.textContent);
   const out = {};
   for (const [i, n] of wanted) {
-    await nb.scrollToItem(i, 'start');
-    const cell = nb.widgets[i];
-    let texts = [];
-    for (let k = 0; k < 100; k++) {
-      texts = [...cell.node.querySelectorAll('.jp-OutputArea .jp-RenderedText')].map(e => e.textContent);
-      if (texts.length >= n && texts.every(t => t.length)) break;
-      await sleep(20);
+    nb.scrollToItem(i, 'start');
+    let t = [];
+    for (let k = 0; k < 250; k++) {
+      t = texts(i);
+      if (t.length >= n && t.every(x => x.length)) break;
+      await sleep(10);
     }
-    out[i] = texts;
+    out[i] = t;
   }
   return out;
 }"""
