@@ -634,6 +634,15 @@ def test_eager_ops_within_checks_every_call_also_under_disable_jit():
     assert not jaxcourse.eager_ops_within({"pure_callback"}, sneaky, [pos, neg])
     assert jaxcourse.eager_ops_within({"pure_callback"}, sneaky, [pos])
     assert not jaxcourse.eager_ops_within({"pure_callback"}, lambda x: 1 / 0, [pos])
+    # an honest answer wrapped in jax.jit runs one program named after itself: accepted (the traced checks grade
+    # that program); under disable_jit its ops run one by one and must still be allowed
+    jitted = jax.jit(host_neg)
+    assert jaxcourse.eager_ops_within({"pure_callback"}, jitted, [pos, neg])
+    assert not jaxcourse.eager_ops_within({"pure_callback"}, jax.jit(lambda x: -x), [pos])   # seen under disable_jit
+    named = jax.jit(lambda x: -x)        # a plain function may not borrow the exemption by copying a jit's name
+    plain = lambda x: named(x)  # noqa: E731
+    plain.__name__ = named.__name__
+    assert not jaxcourse.eager_ops_within({"pure_callback"}, plain, [pos])
 
 
 def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):

@@ -56,6 +56,11 @@ def eager_ops_within(allowed, fn, calls) -> bool:
     只看不换：答案拿回的结果与平时一模一样，认不出自己正被检查。"""
     import jax
 
+    allowed = set(allowed)
+    if isinstance(fn, type(jax.jit(lambda: None))):
+        # fn 本身就是 jax.jit 过的函数：直接调用执行的就是它追踪出的那个程序（自检另外检查这个程序），
+        # 记录里只有它自己的名字；jax.disable_jit() 之下它才逐个执行运算，那时照样要都在名单里
+        allowed.add(fn.__name__)
     for args in calls:
         for no_jit in (False, True):
             try:
@@ -63,7 +68,7 @@ def eager_ops_within(allowed, fn, calls) -> bool:
                     ops = eager_primitives(lambda: fn(*args))
             except Exception:
                 return False
-            if not ops <= set(allowed):
+            if not ops <= allowed:
                 return False
     return True
 
