@@ -37,8 +37,8 @@ from .capture import printed_lines
 from .compiles import count_compiles
 from .exports import has_upper_bound
 from .hlo import all_ops, collectives, entry_ops, where_is_w, ynn_fusion_bodies
-from .jaxprs import (all_eqns, around, call_body, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls, primitive_names,
-                     same_size, same_traced, split_at, value_part)
+from .jaxprs import (all_eqns, around, call_body, depends_on, host_callbacks, jaxpr_size, loop_free, opaque_calls,
+                     primitive_names, same_size, same_traced, split_at, value_part)
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
