@@ -123,6 +123,7 @@ class Exercise:
     rules: list[str] = field(default_factory=list)  # 限制 lines of the statement
     unstated_rules: list[str] = field(default_factory=list)  # restriction wording outside 限制 lines
     rule_answers: list[str] = field(default_factory=list)  # answers that break a rule: must not pass
+    right_answers: list[str] = field(default_factory=list)  # other correct answers (within every rule): must pass
     names: list[str] = field(default_factory=list)
 
 
@@ -252,6 +253,7 @@ def parse_chapter(nb) -> Chapter:
                     if attr == "check":
                         ex.wrong_answers = list(course_meta(cell).get("wrong_answers", []))
                         ex.rule_answers = list(course_meta(cell).get("rule_answers", []))
+                        ex.right_answers = list(course_meta(cell).get("right_answers", []))
                         ex.names = selfcheck_names(text)
             _pair_mark(chapter, cells, i, head)
     if chapter.sections:

@@ -4,7 +4,8 @@ Usage: tools/check_selfcheck.py [PATH ...] [--jobs N]
 For each chapter the notebook runs once as shipped in a fresh `jax-study` kernel; then, in the
 same kernel, each exercise's names are removed and its reference answer (appendix) and each
 wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell, and rule_answers: answers that break a
-限制 of the statement) are run before its self-check.
+限制 of the statement) are run before its self-check, and so is each right_answers entry (another correct
+answer, written differently from the reference: it must pass).
 Also fails when a self-check's source or output contains a line of the reference answer.
 """
 
@@ -102,6 +103,11 @@ def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
             outputs.append(got)
             if PASS in got:
                 add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
+        for n, right in enumerate(ex.right_answers, 1):
+            right_out, got = session.judge(ex, right)
+            if PASS not in got:
+                add(ex.check, "selfcheck-right", f"练习 {ex.id}: correct answer #{n} (right_answers) does not pass: "
+                    f"{(right_out + got).strip()[:300]!r}")
         for line in answer_lines(ref_src):
             if line in check_src or any(line in o for o in outputs):
                 add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")

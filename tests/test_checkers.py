@@ -126,7 +126,9 @@ def _selfcheck_rules(tmp_path, cells):
 
 
 def test_when_exercise_is_sound_then_selfcheck_checker_is_clean(tmp_path):
-    assert _selfcheck_rules(tmp_path, chapter_cells()) == set()
+    cells = chapter_cells()
+    cells[_index(cells, "# 🧪")].metadata["course"]["right_answers"] = ["def halve(value):\n    return value * 0.5"]
+    assert _selfcheck_rules(tmp_path, cells) == set()
 
 
 def test_when_answer_leaks_into_selfcheck_message_then_leak_is_named(tmp_path):
@@ -151,10 +153,12 @@ def test_when_reference_answer_is_wrong_then_reference_rule_is_named(tmp_path):
     assert "selfcheck-reference" in _selfcheck_rules(tmp_path, cells)
 
 
-def test_when_a_wrong_answer_passes_then_wrong_rule_is_named(tmp_path):
+def test_when_a_wrong_answer_passes_or_a_right_one_fails_then_the_rule_is_named(tmp_path):
     cells = chapter_cells()
-    cells[_index(cells, "# 🧪")].metadata["course"]["wrong_answers"] = ["def halve(value):\n    return value // 2"]
-    assert "selfcheck-wrong" in _selfcheck_rules(tmp_path, cells)
+    meta = cells[_index(cells, "# 🧪")].metadata["course"]
+    meta["wrong_answers"] = ["def halve(value):\n    return value // 2"]
+    meta["right_answers"] = ["def halve(value):\n    return value / 3"]     # recorded as right, rejected: named
+    assert {"selfcheck-wrong", "selfcheck-right"} <= _selfcheck_rules(tmp_path, cells)
 
 
 def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path):

@@ -688,3 +688,49 @@ def test_grows_on_host_ignores_which_size_was_compiled_before_and_sees_other_thr
 
     with pytest.raises(jaxcourse.ForbiddenCall):
         jaxcourse.grows_on_host(lambda n: subprocess.run(["true"]) and jnp.zeros(n), 4, 64, ("jax.numpy.sin",))
+
+
+def _double_in_worker(conn):
+    """A worker started before the check: waits on a pipe, doubles what it gets (module level so spawn can pickle it)."""
+    while True:
+        x = conn.recv()
+        if x is None:
+            return
+        conn.send(x * 2)
+
+
+def test_work_handed_to_another_process_breaks_a_forbid_block():
+    """Review 9: a banned computation (or a host loop) done in a child — os.posix_spawn, a multiprocessing 'spawn'
+    process (no audit event of its own), or a worker started before the check and waiting on a pipe — was invisible
+    to every in-process instrument. forbid (and the profiler checks) now refuse each; an honest block passes."""
+    import multiprocessing
+    import os
+
+    with jaxcourse.forbid("jax.numpy.sort"):
+        assert float(jnp.sum(jnp.arange(4.0))) == 6.0          # honest work in this process
+    with pytest.raises(jaxcourse.ForbiddenCall, match="os.posix_spawn"):
+        with jaxcourse.forbid("jax.numpy.sort"):
+            os.waitpid(os.posix_spawn("/bin/true", ["true"], os.environ), 0)
+    ctx = multiprocessing.get_context("spawn")
+    with pytest.raises(jaxcourse.ForbiddenCall, match="别的进程"):
+        with jaxcourse.forbid("jax.numpy.sort"):
+            p = ctx.Process(target=os.getpid)
+            p.start()
+            p.join()
+    mine, theirs = ctx.Pipe()
+    worker = ctx.Process(target=_double_in_worker, args=(theirs,))
+    worker.start()
+    try:
+        mine.send(1)
+        assert mine.recv() == 2                                   # warmed up before the check
+        with jaxcourse.forbid("jax.numpy.sort"):
+            pass                                                  # an idle worker alone is no violation
+        with pytest.raises(jaxcourse.ForbiddenCall, match=f"pid {worker.pid}"):
+            with jaxcourse.forbid("jax.numpy.sort"):
+                mine.send(21)
+                assert mine.recv() == 42
+        with pytest.raises(jaxcourse.ForbiddenCall, match="别的进程"):
+            jaxcourse.executions(lambda: (mine.send(3), mine.recv())[1])
+    finally:
+        mine.send(None)
+        worker.join()

@@ -14,6 +14,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -298,7 +299,11 @@ def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     page.locator(".jp-Notebook .jp-Cell").nth(2).click()
     page.keyboard.press("Control+s")
     page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=FIRST_CHAPTER, timeout=15_000)
-    assert page.evaluate(checkpoint) == "visible", "「上一检查点」 stays hidden after a save"
+    # the file lands in storage a moment before the save's "completed" signal that shows the checkpoint: wait for it
+    try:
+        page.wait_for_function(f"() => ({checkpoint})() === 'visible'", timeout=10_000)
+    except PlaywrightTimeout:
+        raise AssertionError("「上一检查点」 stays hidden 10 s after a save") from None
     page.wait_for_timeout(1500)
     assert page.locator(".course-copy-banner").count() == 0, "a save without an edit marks the chapter as the reader's copy"
     cell = page.locator(".jp-Notebook .jp-Cell").nth(2)

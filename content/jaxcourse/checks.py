@@ -113,6 +113,7 @@ def forbid(*names: str, strict: bool = False):
     之后的 `logsumexp`、闭包变量、默认参数、jit 包着的原函数、全局 dict/list 的元素）；再盯住函数的代码，
     学习者的代码经由任何别名（partial、元组、绑定方法、内部模块路径）调用它，也会被拦下。库里别的函数经由内部路径
     调用它不算；经由公开的模块属性调用它的（optax 调用 jax.nn.log_softmax）会被拦下，要禁的是这类库函数时把它们也列上。
+    块里的计算也不许交给别的进程（processes.in_this_process：起进程、事先起好的工作进程干活都算违反）。
     答案用 try/except 接住 ForbiddenCall 换条路算也不行：块里的 selfcheck 把那条检查显示为 ❌，块外的调用在块结束时抛出。
     块里 JAX 的追踪缓存从空的开始（replacing.fresh_traces），jit 过的答案在块里重新追踪一遍，禁用的函数才会被发现。
     strict=True：块里谁调用都算（库里别的函数在内部调用也拦下），用来禁掉一个计算本身，不管绕过哪个库函数
@@ -120,6 +121,7 @@ def forbid(*names: str, strict: bool = False):
     在自检的检查函数里用：`with jaxcourse.forbid("jax.numpy.bincount"): return 检查(my_hist(x))`，
     违反限制时 selfcheck 显示 ❌ 和“练习的限制不允许用 …”。
     """
+    from .processes import in_this_process
     from .replacing import notebook_namespaces, resolve, swapping, watching
 
     attempted: list[str] = []   # 答案把 ForbiddenCall 接住（try/except）继续算，块结束时照样报
@@ -140,7 +142,7 @@ def forbid(*names: str, strict: bool = False):
     _refused.append(attempted)
     try:
         with swapping([(name, blocked_for(name)) for name in names], notebook_namespaces(2)), \
-                watching(originals, action=refuse, strict=strict):
+                watching(originals, action=refuse, strict=strict), in_this_process(refuse):
             yield
     finally:
         del _refused[next(i for i, names in enumerate(_refused) if names is attempted)]

@@ -17,18 +17,22 @@ _EXECUTE = "ExecuteHelper"       # 事件名：PjRt 执行一个编译好的程�
 
 def executed_events(run) -> list[str]:
     """先运行 run() 一次（编译不算），再在 jax.profiler 的记录里运行一次，返回这一次的事件名（PjitFunction(…) 与
-    PjRt 的 Execute…，按记录的顺序）。Python 层的事件不记（python_tracer_level=0）。"""
+    PjRt 的 Execute…，按记录的顺序）。Python 层的事件不记（python_tracer_level=0）。两次运行都不许把计算
+    交给别的进程（processes.in_this_process）。"""
     import jax
 
-    jax.block_until_ready(run())
+    from .processes import in_this_process
+
     log_dir = tempfile.mkdtemp()
     options = jax.profiler.ProfileOptions()
     options.python_tracer_level = 0
-    jax.profiler.start_trace(log_dir, profiler_options=options)
-    try:
+    with in_this_process():     # 交给别的进程的计算不在这份记录里
         jax.block_until_ready(run())
-    finally:
-        jax.profiler.stop_trace()
+        jax.profiler.start_trace(log_dir, profiler_options=options)
+        try:
+            jax.block_until_ready(run())
+        finally:
+            jax.profiler.stop_trace()
     try:
         (path,) = glob.glob(os.path.join(log_dir, "**", "*.xplane.pb"), recursive=True)
         data = jax.profiler.ProfileData.from_file(path)

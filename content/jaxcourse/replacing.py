@@ -387,7 +387,7 @@ def grows_on_host(run, small, large, names, slack: int = 1000) -> bool:
     """直接调用（不在 jit 里）run(small) 和 run(large)：学习者的代码调用 names 的次数不同，或者 Python 层的函数调用
     多出 slack 次以上，就是 True（在主机上按批大小循环了）。向量化的写法调用次数与批大小无关；
     逐个算的写法（哪怕每一步调用 jit 过的函数）两个数里总有一个跟着变。直接调用时一律不许用主机回调，也不许
-    另起进程（子进程里的循环这里数不到）。调用次数用 counting 数（元组、partial 里的别名也算），Python 调用用
+    把循环交给别的进程（子进程、进程池、事先起好的工作进程里的循环这里数不到）。调用次数用 counting 数（元组、partial 里的别名也算），Python 调用用
     sys.setprofile 数，所有线程都算（答案另起线程去循环也数得到；有几十次的起伏）。
     每个批大小先在同一个检查块里运行一次、不计数：块里 JAX 的追踪缓存是空的，两个批大小都要先追踪、编译一遍，
     编译时 Python 层的调用有几千次，哪个批大小碰巧用上了 XLA 已经编译好的程序，两边的数就差出几千。
@@ -404,9 +404,8 @@ def grows_on_host(run, small, large, names, slack: int = 1000) -> bool:
 
         def profile(frame, event, arg):
             calls[0] += 1
-        with forbid("jax.pure_callback", "jax.experimental.io_callback"), \
-                forbid("subprocess.Popen.__init__", *(["os.fork"] if hasattr(os, "fork") else []), strict=True), \
-                counting(*names) as counted:
+        # forbid 块里也不许把循环交给别的进程（processes.in_this_process）
+        with forbid("jax.pure_callback", "jax.experimental.io_callback"), counting(*names) as counted:
             jax.block_until_ready(run(n))          # 追踪、编译不算
             counted.update(dict.fromkeys(counted, 0))
             threading.setprofile_all_threads(profile)
