@@ -1,13 +1,15 @@
 """Shared pieces of the browser tests: the built site served on 127.0.0.1 and a chromium for it.
 
-Both fixtures are module-scoped: each browser test module builds and serves its own site (a test may
-rebuild it, as the update test does). Import the fixtures into a test module to use them.
+The site is built once per test session (built_site); each browser test module serves its own copy of that
+build (site, module-scoped), so a test may rebuild its copy (the update test does) without touching the other
+modules'. Import the three fixtures (built_site, site, browser) into a test module to use them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -53,11 +55,11 @@ def _tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Build the offline site into a temp folder and serve it on 127.0.0.1 (port chosen by the OS)."""
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The offline site, built once for the whole test session into a temp folder (never served or changed)."""
     exe = _chromium()
-    tmp = tmp_path_factory.mktemp("site")
+    tmp = tmp_path_factory.mktemp("site-build")
     real = (CONTENT / LANDING).exists() and (CONTENT / CHAPTER).exists()
     contents = CONTENT if real else write_demo(tmp / "demo")
     output = tmp / "_output"
@@ -65,8 +67,17 @@ def site(tmp_path_factory):
     summary = build(offline_build=True, contents=contents, output=output, quiet=True, work=tmp / "work")
     print(f"\nsite: {'content/' if real else 'demo course'}; build {time.perf_counter() - t0:.1f} s, "
           f"{summary['total_bytes'] / 1e6:.1f} MB")
+    return {"output": output, "exe": exe, "contents": Path(contents), "summary": summary}
+
+
+@pytest.fixture(scope="module")
+def site(built_site, tmp_path_factory):
+    """This module's own copy of the session's build, served on 127.0.0.1 (port chosen by the OS)."""
+    tmp = tmp_path_factory.mktemp("site")
+    output = shutil.copytree(built_site["output"], tmp / "_output", symlinks=True)
     with running(output) as base:
-        yield {"base": base, "output": output, "exe": exe, "contents": Path(contents), "tmp": tmp, "summary": summary}
+        yield {"base": base, "output": output, "exe": built_site["exe"], "contents": built_site["contents"],
+               "tmp": tmp, "summary": built_site["summary"]}
 
 
 @pytest.fixture(scope="module")

@@ -182,13 +182,14 @@ def test_verify_judges_the_selfchecks_in_the_kernel_it_ran_the_chapter_in(tmp_pa
     check = _index(cells, "# 🧪")
     good = write_chapter(tmp_path / "good" / "99_测试章.ipynb", cells)
     cells[check].metadata["course"]["wrong_answers"] = ["def halve(value):\n    return value // 2"]
-    bad = write_chapter(tmp_path / "bad" / "99_测试章.ipynb", cells)
+    bad = write_chapter(tmp_path / "bad" / "98_测试章.ipynb", cells)
     run_notebooks(good, bad, refresh=True)                       # saved outputs from a real run
-    assert run_notebooks(good, probe=probe)["99_测试章"].ok
-    result = run_notebooks(bad, probe=probe)["99_测试章"]
+    judged = run_notebooks(good, bad, probe=probe)               # both at once (jobs=2)
+    assert judged["99_测试章"].ok
+    result = judged["98_测试章"]
     failed = [c for c in result.failures() if c.rule == "selfcheck-wrong"]
     assert not result.ok and failed and failed[0].index == check and "wrong answer #" in failed[0].message
-    assert run_notebooks(bad)["99_测试章"].ok                      # without the probe nothing judges them
+    assert run_notebooks(bad)["98_测试章"].ok                      # without the probe nothing judges them
 
 
 def test_counts_name_both_kinds_of_pair(tmp_path):

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, post, preload  # noqa: E402
 from sitebuild.build import build  # noqa: E402
-from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, site  # noqa: E402,F401
+from sitefixtures import ARTIFACTS, _code_cells, _tags, _text, browser, built_site, site  # noqa: E402,F401
 from verify.compare import numbers_close, tolerance_for  # noqa: E402
 
 pytestmark = pytest.mark.browser

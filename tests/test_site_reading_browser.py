@@ -19,7 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 ROOT = Path(__file__).resolve().parent.parent
 
 from sitebuild import FIRST_CHAPTER, LANDING, browser as sitebrowser, render  # noqa: E402
-from sitefixtures import ARTIFACTS, browser, site  # noqa: E402,F401
+from sitefixtures import ARTIFACTS, browser, built_site, site  # noqa: E402,F401
 
 pytestmark = pytest.mark.browser
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
