@@ -13,6 +13,7 @@ across machines; the absolute seconds depend on the machine (target: ≤ 3 s on 
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
@@ -209,8 +210,10 @@ def report_reading(got: dict) -> str:
 
 def bench_lite(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict:
     """`runs` cold loads of `chapter`'s run view: click its first lite cell with a printed output as soon
-    as the notebook shows it and time the output (kernel start included); returns {'click': [s...],
-    'nav': [s...]} (from the click; from navigation)."""
+    as the notebook shows it and time the output (kernel start included); then, in another fresh browser,
+    click the cell's 「在浏览器里运行」 on the static reading page and time its output from that click (the reader's
+    whole way in). Returns {'click': [s...], 'nav': [s...], 'reading': [s...]} (from the click in the run view;
+    from navigation; from the click on the reading page)."""
     from playwright.sync_api import sync_playwright
 
     if pw is None:
@@ -220,7 +223,9 @@ def bench_lite(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict
 
     output = Path(output)
     index, _ = browser.lite_probe(output / "files" / chapter)
-    got: dict[str, list[float]] = {"click": [], "nav": []}
+    cell_id = json.loads((output / "files" / chapter).read_text(encoding="utf-8"))["cells"][index]["id"]
+    static_url = chapter.replace(".ipynb", ".html")
+    got: dict[str, list[float]] = {"click": [], "nav": [], "reading": []}
     with running(output) as base:
         for run in range(runs):
             with tempfile.TemporaryDirectory() as profile:
@@ -228,10 +233,18 @@ def bench_lite(output: Path, chapter: str, exe: str, runs: int, pw=None) -> dict
                 t = browser.time_first_lite_run(ctx.new_page(), browser.chapter_url(base, chapter), index)
                 ctx.close()
             time.sleep(SETTLE_S)
+            with tempfile.TemporaryDirectory() as profile:
+                ctx = browser.launch(pw, profile, exe)
+                r = browser.run_from_reading(ctx.new_page(), base + urllib.parse.quote(static_url), cell_id)
+                ctx.close()
+            time.sleep(SETTLE_S)
             got["click"].append(t["click"])
             got["nav"].append(t["nav"])
+            got["reading"].append(r["click_to_output"])
             print(f"  run {run + 1}/{runs} output {t['click']:.2f} s after the click "
-                  f"(clicked {t['shown']:.2f} s after navigation, as soon as the cell showed)", flush=True)
+                  f"(clicked {t['shown']:.2f} s after navigation, as soon as the cell showed); from the reading "
+                  f"page's 「在浏览器里运行」 {r['click_to_output']:.2f} s (cell selected after {r['click_to_cell']:.2f} s)",
+                  flush=True)
     return got
 
 
@@ -241,4 +254,6 @@ def report_lite(got: dict, chapter: str) -> str:
     return (f"first lite cell of {chapter}, fresh page, cold cache, median of {len(got['click'])}: "
             f"output {med['click']:.2f} s after the click ({' '.join(f'{t:.2f}' for t in got['click'])}), "
             f"{med['nav']:.2f} s after navigation; goal ≤ 5 s after the click: "
-            f"{'met' if med['click'] <= 5.0 else 'not met'} on this machine")
+            f"{'met' if med['click'] <= 5.0 else 'not met'} on this machine; from the click on the reading page's "
+            f"「在浏览器里运行」: {med['reading']:.2f} s ({' '.join(f'{t:.2f}' for t in got['reading'])}), goal ≤ 5 s: "
+            f"{'met' if med['reading'] <= 5.0 else 'not met'}")
