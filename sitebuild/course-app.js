@@ -341,17 +341,15 @@
     if (!ctx || typeof ctx.startKernel !== "function" || !nb.widgets.some(isLite)) return;
     if (navigator.connection && navigator.connection.saveData) return;   // 省流量模式:等读者运行时再下载
     var tries = 0;
-    // 从阅读版的「在浏览器里运行」来的(地址带 #cell-<id>):读者就是来运行的,内核马上启动,不等首屏
-    var asked = /^#cell-/.test(location.hash);
     var go = function () {
       if (ctx.isDisposed || (ctx.session && ctx.session.kernel)) return;
       // wait for the quick preview to hand over and for the page to be shown: the start then takes no
       // CPU from the first screen
-      if (!asked && (document.getElementById("course-preview") || document.visibilityState !== "visible") && tries++ < 600) {
+      if ((document.getElementById("course-preview") || document.visibilityState !== "visible") && tries++ < 600) {
         setTimeout(go, 100);
         return;
       }
-      (asked ? function (fn) { fn(); } : idle)(function () {
+      idle(function () {
         // a run by the reader may have started one already (JupyterLab then has a pending kernel name)
         if (ctx.isDisposed || (ctx.session && ctx.session.kernel) || ctx.hasNoKernel === false) return;
         performance.mark("course-kernel-start");

@@ -318,6 +318,7 @@
     if (keyGuard) window.removeEventListener("keydown", keyGuard, true);
     keyGuard = null;
     layer.remove();
+    if (window.performance && performance.mark) performance.mark("course-preview-closed");
   }
 
   function show(nb) {

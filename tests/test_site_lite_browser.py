@@ -299,6 +299,11 @@ def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_i
     page = browser["fresh"]().new_page()
     got = sitebrowser.run_from_reading(page, base + FIRST_CHAPTER.replace(".ipynb", ".html"), cells[target]["id"])
     page.screenshot(path=ARTIFACTS / "14_run_link_from_reading.png")
+    # where the time goes (issue 42.5): the quick preview closes, then the kernel starts (course-app.js starts it
+    # when the notebook's session context is ready)
+    marks = page.evaluate("() => Object.fromEntries(['course-preview-closed', 'course-kernel-start'].map("
+                          "n => [n, (performance.getEntriesByName(n)[0] || {}).startTime ?? null]))")
+    print("run view, ms after its navigation: " + ", ".join(f"{k} {v:.0f}" for k, v in marks.items() if v is not None))
     settled, after = got["settled"], got["after"]
     print(f"{FIRST_CHAPTER} {_where(cells, target)}: cell shown {got['click_to_cell']:.2f} s and its output "
           f"{got['click_to_output']:.2f} s after the click on the reading page; settled at {settled['top']:.0f} px "
