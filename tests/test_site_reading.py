@@ -6,6 +6,8 @@ needed: a stand-in root page carries the config block the landing page must keep
 
 from __future__ import annotations
 
+import collections
+import functools
 import json
 import urllib.parse
 from pathlib import Path
@@ -31,6 +33,13 @@ def pages(tmp_path_factory):
 
 
 def _soup(path: Path) -> BeautifulSoup:
+    """The parsed page, parsed once for all tests (html.parser is pure Python: the 23 pages take ~20 s each pass).
+    Tests only read it."""
+    return _parsed(Path(path).resolve())
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
@@ -60,8 +69,8 @@ def test_heading_ids_are_the_anchors_the_notebooks_link_to(pages):
     out, written = pages
     for page in written:
         soup = _soup(out / page.html_path)
-        every = [e["id"] for e in soup.select("[id]")]
-        twice = sorted({i for i in every if every.count(i) > 1})
+        every = collections.Counter(e["id"] for e in soup.select("[id]"))
+        twice = sorted(i for i, n in every.items() if n > 1)
         assert not twice, f"{page.rel}: ids used more than once (a link would land on the first): {twice[:5]}"
         ids = {h["id"] for h in soup.select("h1[id],h2[id],h3[id],h4[id],h5[id],h6[id]")}
         for _, _, text in headings(read_notebook(CONTENT / page.rel)):
@@ -89,7 +98,7 @@ def test_every_internal_link_of_every_page_lands_on_a_page_and_an_id(pages):
             assert target.exists(), f"{html_file.name}: link {href} goes to a missing page"
             if frag and target.suffix == ".html":
                 if target not in ids_of:
-                    ids_of[target] = {e["id"] for e in _soup(target).select("[id]")}
+                    ids_of[target] = {e["id"] for e in _soup(target).find_all(id=True)}
                 assert urllib.parse.unquote(frag) in ids_of[target], f"{html_file.name}: link {href}: no id #{frag}"
             checked += 1
     assert checked > 100, f"only {checked} internal links checked"
