@@ -362,6 +362,13 @@ def test_value_part_keeps_only_what_the_value_needs():
     only_value = jaxcourse.value_part(primal_and_tangent, x)
     assert "cos" not in jaxcourse.primitive_names(only_value, x)            # … but the value does not need it
     assert float(only_value(x)) == float(jnp.sin(x))
+    # review 10: for a jitted function the value and the tangent come out of one jit equation; the tangent's
+    # work inside it must go too
+    jitted = jax.jit(lambda v: jnp.sin(v) * 2)
+    through_jit = lambda v: jax.jvp(jitted, (v,), (jnp.ones_like(v),))[0]  # noqa: E731
+    assert "cos" in jaxcourse.primitive_names(through_jit, x)
+    assert "cos" not in jaxcourse.primitive_names(jaxcourse.value_part(through_jit, x), x)
+    assert float(jaxcourse.value_part(through_jit, x)(x)) == float(jitted(x))
 
 
 def test_forbid_catches_aliases_no_reference_swap_can_reach():
@@ -645,6 +652,13 @@ def test_eager_ops_within_checks_every_call_also_under_disable_jit():
     plain = lambda x: named(x)  # noqa: E731
     plain.__name__ = named.__name__
     assert not jaxcourse.eager_ops_within({"pure_callback"}, plain, [pos])
+    # review 10: a plain function that calls an honest jitted helper runs a program named after the helper; the
+    # helper's jit equation in the answer's program holds only allowed ops, so it passes; a helper that negates
+    # too does not
+    helper = jax.jit(host_neg)
+    assert jaxcourse.eager_ops_within({"pure_callback"}, lambda x: helper(x), [pos, neg])
+    extra = jax.jit(lambda x: -host_neg(x))
+    assert not jaxcourse.eager_ops_within({"pure_callback"}, lambda x: extra(x), [pos])
 
 
 def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):

@@ -60,19 +60,32 @@ def eager_ops_within(allowed, fn, calls) -> bool:
     只看不换：答案拿回的结果与平时一模一样，认不出自己正被检查。"""
     import jax
 
+    from .jaxprs import all_eqns
+
     allowed = set(allowed)
     if isinstance(fn, type(jax.jit(lambda: None))):
         # fn 本身就是 jax.jit 过的函数：直接调用执行的就是它追踪出的那个程序（自检另外检查这个程序），
         # 记录里只有它自己的名字；jax.disable_jit() 之下它才逐个执行运算，那时照样要都在名单里
         allowed.add(fn.__name__)
     for args in calls:
+        # 答案里调用的 jit 过的辅助函数（def f(x): return helper_j(x)）：记录里是它的名字；它在 fn 的程序里
+        # 是一个 jit 方程，里面的运算都在名单里，就算名单里的（评审 10：这样的正确答案曾被拒）
+        try:
+            inner = {}
+            for eqn in all_eqns(jax.make_jaxpr(fn)(*args)):
+                if eqn.primitive.name == "jit":
+                    body = {e.primitive.name for e in all_eqns(eqn.params["jaxpr"])}
+                    inner.setdefault(str(eqn.params.get("name")), set()).update(body)
+        except Exception:
+            inner = {}
+        ok = allowed | {name for name, body in inner.items() if body <= allowed}
         for no_jit in (False, True):
             try:
                 with jax.disable_jit(no_jit):
                     ops = eager_primitives(lambda: fn(*args))
             except Exception:
                 return False
-            if not ops <= allowed:
+            if not ops <= ok:
                 return False
     return True
 
