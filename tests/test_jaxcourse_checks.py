@@ -659,6 +659,11 @@ def test_eager_ops_within_checks_every_call_also_under_disable_jit():
     assert jaxcourse.eager_ops_within({"pure_callback"}, lambda x: helper(x), [pos, neg])
     extra = jax.jit(lambda x: -host_neg(x))
     assert not jaxcourse.eager_ops_within({"pure_callback"}, lambda x: extra(x), [pos])
+    # … also when the helper holds a custom_jvp around the callback (the container is not an op)
+    rule = jax.custom_jvp(host_neg)
+    rule.defjvp(lambda p, t: (host_neg(p[0]), -t[0]))
+    wrapped = jax.jit(rule)
+    assert jaxcourse.eager_ops_within({"pure_callback"}, lambda x: wrapped(x), [pos, neg])
 
 
 def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):
