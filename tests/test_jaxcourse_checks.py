@@ -664,6 +664,9 @@ def test_eager_ops_within_checks_every_call_also_under_disable_jit():
     rule.defjvp(lambda p, t: (host_neg(p[0]), -t[0]))
     wrapped = jax.jit(rule)
     assert jaxcourse.eager_ops_within({"pure_callback"}, lambda x: wrapped(x), [pos, neg])
+    # … and when a Python scalar argument is a static argument of the helper's jit
+    thrice = jax.jit(lambda x, s: host_neg(x) if s == 1 else host_neg(host_neg(host_neg(x))), static_argnums=1)
+    assert jaxcourse.eager_ops_within({"pure_callback"}, lambda x, s: thrice(x, s), [pos + (1,), neg + (3,)])
 
 
 def test_rewriting_says_once_when_this_python_cannot_rewrite(monkeypatch, capsys):

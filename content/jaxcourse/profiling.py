@@ -63,6 +63,8 @@ def eager_ops_within(allowed, fn, calls) -> bool:
     只看不换：答案拿回的结果与平时一模一样，认不出自己正被检查。"""
     import jax
 
+    import numpy as np
+
     from .jaxprs import all_eqns
 
     allowed = set(allowed)
@@ -75,7 +77,15 @@ def eager_ops_within(allowed, fn, calls) -> bool:
         # 是一个 jit 方程，里面的运算都在名单里，就算名单里的（评审 10：这样的正确答案曾被拒）
         try:
             inner = {}
-            for eqn in all_eqns(jax.make_jaxpr(fn)(*args)):
+            # Python 标量（scale 之类，答案可能把它当静态参数交给 jit）照原样传，只有数组作为追踪的输入
+            at = [i for i, a in enumerate(args) if isinstance(a, (jax.Array, np.ndarray))]
+
+            def with_arrays(*arrays):
+                full = list(args)
+                for i, a in zip(at, arrays):
+                    full[i] = a
+                return fn(*full)
+            for eqn in all_eqns(jax.make_jaxpr(with_arrays)(*[args[i] for i in at])):
                 if eqn.primitive.name == "jit":
                     # 只装着子程序的原语（custom_jvp 之类）不算运算：它们里面的方程 all_eqns 都数到了
                     body = {e.primitive.name for e in all_eqns(eqn.params["jaxpr"])} - _CONTAINERS
