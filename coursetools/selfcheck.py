@@ -98,16 +98,17 @@ def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
         if PASS not in got:
             add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
         outputs = [shipped, got]
-        for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
-            got = session.judge(ex, wrong)[1]
-            outputs.append(got)
-            if PASS in got:
-                add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
+        # right answers first: a rule answer may patch JAX for the rest of the kernel (04 4.3 swaps sqrt's JVP rule)
         for n, right in enumerate(ex.right_answers, 1):
             right_out, got = session.judge(ex, right)
             if PASS not in got:
                 add(ex.check, "selfcheck-right", f"练习 {ex.id}: correct answer #{n} (right_answers) does not pass: "
                     f"{(right_out + got).strip()[:300]!r}")
+        for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
+            got = session.judge(ex, wrong)[1]
+            outputs.append(got)
+            if PASS in got:
+                add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
         for line in answer_lines(ref_src):
             if line in check_src or any(line in o for o in outputs):
                 add(ex.check, "selfcheck-leak", f"练习 {ex.id}: self-check source or output contains the reference answer line {line!r}")

@@ -762,3 +762,20 @@ def test_work_handed_to_another_process_breaks_a_forbid_block():
     finally:
         mine.send(None)
         worker.join()
+
+
+def test_counting_and_rewriting_refuse_work_handed_to_another_process():
+    """Review 10: counting (call counts) and rewriting (perturbed arguments) saw only this process, so an answer that
+    made its calls in a child was counted as zero calls and returned unperturbed values. Both now refuse it; honest
+    blocks still count and rewrite."""
+    import subprocess
+
+    with jaxcourse.counting("jax.numpy.sin") as counted:
+        jnp.sin(1.0)
+    assert counted["jax.numpy.sin"] == 1
+    with pytest.raises(jaxcourse.ForbiddenCall, match="subprocess"):
+        with jaxcourse.counting("jax.numpy.sin"):
+            subprocess.run(["true"])
+    with pytest.raises(jaxcourse.ForbiddenCall, match="subprocess"):
+        with jaxcourse.rewriting("jax.numpy.sin", x=lambda v: v):
+            subprocess.run(["true"])

@@ -7,6 +7,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数：换掉各处引用，并盯住函数的代码，别名、partial 也躲不过）
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
 - rewriting：with 块里函数不换，只改它每次被调用时收到的参数（答案认不出替身的扰动检查）
+- in_this_process：with 块里的计算不许交给别的进程（起子进程、事先起好的工作进程干活都算违反；forbid、counting、rewriting 和 profiler 的记录都带着它）
 - watching：with 块里学习者的代码一调用某个函数（盯住它的代码对象），就执行一个动作（forbid、counting 背后的机制）
 - executions / executions_grow / eager_primitives / eager_ops_within / executed_events：直接调用时编译好的程序被执行了几次
   （随批大小变没有）、逐个执行了哪些运算、是否都在名单里（读 jax.profiler 的记录）
@@ -42,6 +43,7 @@ from .jaxprs import (all_eqns, around, call_body, depends_on, host_callbacks, ja
 from .display import (figure, install_cell_names, install_short_tracebacks, install_traceback_paths,
                       install_warning_format, use_cjk_font)
 from .probes import in_browser, platform_info, run_python
+from .processes import in_this_process
 from .subproc import DemoFailed, DemoResult, run_jax
 from .multiproc import ProcessesFailed, run_processes
 
@@ -73,6 +75,7 @@ __all__ = [
     "host_callbacks",
     "ForbiddenCall",
     "in_browser",
+    "in_this_process",
     "jaxpr_size",
     "loop_free",
     "opaque_calls",

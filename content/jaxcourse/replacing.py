@@ -317,7 +317,8 @@ _told_skipped: list = []
 def rewriting(name: str, **edits):
     """with 块里，name（"模块.名字"）每被调用一次（谁调用都算），就在它开始执行时把参数 key 换成 edits[key](原值)，
     例如 rewriting("jax.pure_callback", callback=放大 1.5 倍的包装)。“扰动后结果要跟着变”的检查用它：函数对象本身
-    不换，答案用 `is` 认不出（replaced 换上的替身认得出，答案就能只在被检查时老实）。
+    不换，答案用 `is` 认不出（replaced 换上的替身认得出，答案就能只在被检查时老实）。块里的计算也不许交给别的进程
+    （processes.in_this_process）。
 
     with 的值有 .calls（改了几次）和 .effective：改参数要写回正在执行的帧的局部变量，Python 3.13 起才行；
     3.12 上什么也不改（.effective 为 False），检查应跳过这一项。块里 JAX 的追踪缓存从空的开始（fresh_traces）：
@@ -346,7 +347,9 @@ def rewriting(name: str, **edits):
                if set(edits) & set(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])]
     if not targets:
         raise ValueError(f"{name} 没有叫 {'、'.join(edits)} 的参数")
-    with fresh_traces(), watching(targets, action=action, strict=True):
+    from .processes import in_this_process
+
+    with fresh_traces(), watching(targets, action=action, strict=True), in_this_process():   # 交给别的进程的调用改不到
         yield state
 
 
@@ -356,7 +359,8 @@ def counting(*names: str):
 
     和 forbid 一样盯住函数的代码对象：经由别名、闭包、partial、元组、绑定方法、内部模块路径调用都算，
     经过 jit、vmap 这类变换调用也算（追踪时的那一次）；库里别的函数在内部调用它不算。
-    C 实现的函数（numpy 的 ufunc）没有代码可盯：换成数次数的包装（notebook 里的别名一起换）。"""
+    C 实现的函数（numpy 的 ufunc）没有代码可盯：换成数次数的包装（notebook 里的别名一起换）。
+    块里的计算也不许交给别的进程（processes.in_this_process）：那里的调用数不到。"""
     import functools
 
     counts = {name: 0 for name in names}
@@ -379,7 +383,9 @@ def counting(*names: str):
             targets.append((name, original))
         else:
             wrapped.append((name, wrapper(name, original)))
-    with swapping(wrapped, notebook_namespaces(2)), watching(targets, action=count):
+    from .processes import in_this_process
+
+    with swapping(wrapped, notebook_namespaces(2)), watching(targets, action=count), in_this_process():   # 别的进程里的调用数不到
         yield counts
 
 
