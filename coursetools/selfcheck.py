@@ -1,12 +1,15 @@
 """Prove every exercise's 🧪 自检 works: ⏳ when empty, ✅ with the reference, never ✅ when wrong.
 
-Usage: tools/check_selfcheck.py [PATH ...] [--jobs N]
+Usage: tools/check_selfcheck.py [PATH ...] [--jobs N] [--repeat N]
 For each chapter the notebook runs once as shipped in a fresh `jax-study` kernel; then, in the
 same kernel, each exercise's names are removed and its reference answer (appendix) and each
 wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell, and rule_answers: answers that break a
 限制 of the statement) are run before its self-check, and so is each right_answers entry (another correct
 answer, written differently from the reference: it must pass).
 Also fails when a self-check's source or output contains a line of the reference answer.
+With --repeat N every answer is judged N times in a row (each run of the 🧪 自检 draws its random data anew) and an
+answer whose verdict is not the same every time is named selfcheck-flaky: a right answer that fails on some draws,
+or a wrong one that passes on some (a hole that shows only sometimes).
 """
 
 from __future__ import annotations
@@ -79,13 +82,29 @@ def _exercises(nb) -> list:
     return [e for e in parse_chapter(nb).exercises.values() if None not in (e.answer, e.check, e.reference) and e.names]
 
 
-def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
-    """Every exercise of the chapter whose cells ran in session: ⏳ shipped, ✅ reference, never ✅ wrong, no leak."""
+def _judge(session: _Session, path: Path, seconds: dict, repeat: int = 1) -> list[Problem]:
+    """Every exercise of the chapter whose cells ran in session: ⏳ shipped, ✅ reference, never ✅ wrong, no leak.
+    Each answer is judged repeat times; one whose verdict differs between runs is named selfcheck-flaky (and not
+    under its usual rule)."""
     cells = session.nb.cells
     problems: list[Problem] = []
 
     def add(idx, rule, msg):
         problems.append(Problem(str(path), idx, cells[idx].get("id", "") if idx is not None else "", rule, msg))
+
+    def verdict(ex, answer, what, should_pass=True):
+        """Judge answer repeat times: (passed, what answer and check printed in the first run, each run's check
+        output). passed is None when the runs disagree: then it is named selfcheck-flaky, with a run that went wrong."""
+        runs = [session.judge(ex, answer) for _ in range(repeat)]
+        passed = [PASS in got for _, got in runs]
+        same = len(set(passed)) == 1
+        if not same:
+            first = next((s.strip() for s in answer.splitlines() if s.strip() and not s.strip().startswith("#")), "")
+            out, got = runs[passed.index(not should_pass)]
+            add(ex.check, "selfcheck-flaky", f"练习 {ex.id}: {what} passed {sum(passed)} of {repeat} runs (the verdict "
+                f"depends on the self-check's random draw): {first[:120]!r}; a run that "
+                f"{'failed' if should_pass else 'passed'} printed: {(out + got).strip()[:200]!r}")
+        return (passed[0] if same else None), runs[0][0] + runs[0][1], [got for _, got in runs]
 
     for ex in _exercises(session.nb):
         start = time.perf_counter()
@@ -94,20 +113,21 @@ def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
         shipped = output_text(cells[ex.check].get("outputs", []))
         if PENDING not in shipped:
             add(ex.check, "selfcheck-pending", f"练习 {ex.id}: with the ✍️ 作答区 empty the self-check must show ⏳, got: {shipped.strip()[:200]!r}")
-        ref_out, got = session.judge(ex, ref_src)
-        if PASS not in got:
-            add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {(ref_out + got).strip()[:300]!r}")
-        outputs = [shipped, got]
+        passed, printed, outputs = verdict(ex, ref_src, "the appendix reference answer")
+        if passed is False:
+            add(ex.check, "selfcheck-reference", f"练习 {ex.id}: the appendix reference answer does not pass: {printed.strip()[:300]!r}")
+        outputs.insert(0, shipped)
         # right answers first: a rule answer may patch JAX for the rest of the kernel (04 4.3 swaps sqrt's JVP rule)
         for n, right in enumerate(ex.right_answers, 1):
-            right_out, got = session.judge(ex, right)
-            if PASS not in got:
+            passed, printed, _ = verdict(ex, right, f"correct answer #{n} (right_answers)")
+            if passed is False:
                 add(ex.check, "selfcheck-right", f"练习 {ex.id}: correct answer #{n} (right_answers) does not pass: "
-                    f"{(right_out + got).strip()[:300]!r}")
+                    f"{printed.strip()[:300]!r}")
         for n, wrong in enumerate(ex.wrong_answers + ex.rule_answers, 1):
-            got = session.judge(ex, wrong)[1]
-            outputs.append(got)
-            if PASS in got:
+            kind = "wrong_answers" if n <= len(ex.wrong_answers) else f"rule_answers #{n - len(ex.wrong_answers)}"
+            passed, _, got = verdict(ex, wrong, f"wrong answer #{n} ({kind})", should_pass=False)
+            outputs += got
+            if passed:
                 add(ex.check, "selfcheck-wrong", f"练习 {ex.id}: wrong answer #{n} passes the self-check (it must not): {wrong[:120]!r}")
         for line in answer_lines(ref_src):
             if line in check_src or any(line in o for o in outputs):
@@ -117,9 +137,10 @@ def _judge(session: _Session, path: Path, seconds: dict) -> list[Problem]:
     return problems
 
 
-def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None) -> list[Problem]:
+def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None, repeat: int = 1) -> list[Problem]:
     """All self-check problems of one chapter, in a kernel of its own. seconds, when given, gets the wall time
-    of the chapter's run ("chapter") and of each exercise's probes (by exercise id)."""
+    of the chapter's run ("chapter") and of each exercise's probes (by exercise id). repeat: how many times each
+    answer is judged (see _judge)."""
     nb = load_notebook(path)
     seconds = {} if seconds is None else seconds
     if not _exercises(nb):
@@ -129,7 +150,7 @@ def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None
         start = time.perf_counter()
         session.run_chapter()
         seconds["chapter"] = time.perf_counter() - start
-        return _judge(session, path, seconds)
+        return _judge(session, path, seconds, repeat)
 
 
 def probe(client: NotebookClient, nb, path: Path) -> list[tuple[int | None, str, str]]:
@@ -167,12 +188,16 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--times", action="store_true", help="also print the seconds each chapter run and exercise took")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="judge every answer N times (new random data each time) and name any whose verdict varies")
     args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be at least 1")
     root = Path(__file__).resolve().parent.parent
     paths = chapter_paths(args.paths or [root / "content"])
     seconds = {q: {} for q in paths}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda q: check_notebook(q, args.timeout, seconds[q]), paths))
+        results = list(pool.map(lambda q: check_notebook(q, args.timeout, seconds[q], args.repeat), paths))
     problems = [prob for r in results for prob in r]
     for prob in problems:
         print(prob)

@@ -161,6 +161,67 @@ def test_when_a_wrong_answer_passes_or_a_right_one_fails_then_the_rule_is_named(
     assert {"selfcheck-wrong", "selfcheck-right"} <= _selfcheck_rules(tmp_path, cells)
 
 
+# 🧪 自检 drawing its test data afresh (unseeded) on every run, as the chapters' checks do
+RANDOM_CHECK = ('# 🧪 自检 [练习 9.1]\nimport numpy as np\n_x = float(np.random.default_rng().integers(1, 100))\n'
+                'jaxcourse.selfcheck("9.1", names=["halve"], checks=[\n'
+                '    (lambda: callable(halve), "halve 应该是函数"),\n'
+                '    (lambda: halve(_x) == _x / 2, "halve 的结果不对"),\n])')
+
+
+def test_when_a_verdict_changes_between_runs_then_repeat_names_it_flaky(tmp_path, capsys):
+    """--repeat N judges every answer N times: a right answer that fails on some runs and a wrong one that passes
+    on some are named selfcheck-flaky with their pass count; stable answers are not. Each flaky answer here
+    alternates on a counter (the answer cell runs anew before each judgement), so the test itself never is:
+    both pass their first run (right) or fail it (wrong), which is all a single judgement sees."""
+    from coursetools.selfcheck import main
+
+    cells = chapter_cells()
+    check = _index(cells, "# 🧪")
+    cells[check].source = RANDOM_CHECK
+    meta = cells[check].metadata["course"]
+    meta["right_answers"] = ["def halve(value):\n    return value * 0.5",
+                             '_r = globals().get("_r", 0) + 1\ndef halve(value):\n    return value / 2 if _r % 2 else value / 3']
+    meta["wrong_answers"] += ['_w = globals().get("_w", 0) + 1\ndef halve(value):\n    return value / 2 if _w % 2 == 0 else value * 2']
+    path = write_chapter(tmp_path / "99_测试章.ipynb", cells)
+    assert main([str(path), "--repeat", "2", "--jobs", "1"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and all("[selfcheck-flaky] 练习 9.1:" in line for line in lines), lines
+    assert "correct answer #2 (right_answers) passed 1 of 2 runs" in lines[0] and "_r = globals()" in lines[0]
+    assert "wrong answer #2 (wrong_answers) passed 1 of 2 runs" in lines[1] and "_w = globals()" in lines[1]
+
+
+class _ScriptedSession:
+    """Stands in for the kernel: each judgement of an answer passes or fails as scripted, in turn."""
+
+    def __init__(self, nb, script):
+        self.nb, self.script, self.judged = nb, script, []
+
+    def judge(self, ex, answer):
+        self.judged.append(answer)
+        return "", self.script[answer][(self.judged.count(answer) - 1) % len(self.script[answer])]
+
+    def forget(self, ex):
+        pass
+
+
+def test_without_repeat_each_answer_is_judged_once_and_a_rule_answer_is_named_by_its_kind(tmp_path):
+    from coursetools.selfcheck import _judge
+
+    cells = chapter_cells()
+    check = cells[_index(cells, "# 🧪")]
+    check.outputs = [nbformat.v4.new_output("stream", name="stdout", text="⏳ 练习 9.1：还没有作答\n")]  # as shipped
+    check.metadata["course"]["rule_answers"] = ["halve = lambda v: v / 2"]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    wrong = check.metadata["course"]["wrong_answers"][0]
+    script = {REFERENCE: ["✅", "✅"], wrong: ["❌", "❌"], "halve = lambda v: v / 2": ["❌", "✅"]}
+    session = _ScriptedSession(nb, script)
+    assert _judge(session, tmp_path / "x.ipynb", {}) == [] and len(session.judged) == 3   # as before --repeat
+    session = _ScriptedSession(nb, script)
+    problems = _judge(session, tmp_path / "x.ipynb", {}, repeat=2)
+    assert len(session.judged) == 6 and [p.rule for p in problems] == ["selfcheck-flaky"]
+    assert "wrong answer #2 (rule_answers #1) passed 1 of 2 runs" in problems[0].message
+
+
 def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path):
     cells = chapter_cells()
     cells.insert(_index(cells, "## 🔍 补充"), code("halve = None"))
