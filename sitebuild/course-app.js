@@ -19,8 +19,6 @@
 // 6. 后台启动内核:notebook 显示出来、预览交接完、页面空闲时启动 Pyodide 内核(省流量模式下不启动);
 //    内核准备好之前的运行请求先等它(见 kernelUp)。代价:打开运行版就下载约 21 MB(之后浏览器缓存),
 //    在 Web Worker 里初始化几秒 CPU,多占一两百 MB 内存。
-// 7. 从阅读版「在浏览器里运行」来的(地址带 #cell-<id>):读者就是来运行这一格的,内核在应用一建好就启动,
-//    和 JupyterLab 的启动、快速预览同时进行,不等 notebook 显示出来;notebook 打开时按路径连上这个会话。
 (function () {
   "use strict";
   var CONFIG = /*CONFIG*/null;
@@ -362,28 +360,6 @@
     ctx.ready.then(go, function (e) { warn("在后台启动内核", e); });
   }
 
-  // ---- 7. 「在浏览器里运行」来的:马上启动内核 ----
-  function startForRunLink(value) {
-    if (!/^#cell-/.test(location.hash)) return;
-    if (navigator.connection && navigator.connection.saveData) return;
-    var path = new URLSearchParams(location.search).get("path");
-    var sm = value && value.serviceManager;
-    if (!path || !sm || !sm.sessions || typeof sm.sessions.startNew !== "function" || !sm.kernelspecs) return;
-    var sessions = sm.sessions, startNew = sessions.startNew.bind(sessions), early = null;
-    // 这个会话登记好之前(内核创建完才登记),同一路径的启动请求(后台启动、读者的运行)先等它:之后同名的请求
-    // 复用这个会话(JupyterLite 按会话名复用),不会再起一个内核
-    sessions.startNew = function (opts, connect) {
-      if (early && opts && opts.path === path) return early.then(function () { return startNew(opts, connect); });
-      return startNew(opts, connect);
-    };
-    early = sm.ready.then(function () { return sm.kernelspecs.ready; }).then(function () {
-      var spec = (sm.kernelspecs.specs && sm.kernelspecs.specs.default) || "python";
-      performance.mark("course-kernel-start");
-      // 名字和 JupyterLab 给 notebook 会话取的一样(文件名):它打开 notebook 时找得到、连得上
-      return startNew({ path: path, type: "notebook", name: path.split("/").pop(), kernel: { name: spec } });
-    }).catch(function (e) { warn("为「在浏览器里运行」提前启动内核", e); });
-  }
-
   // ---- 4. 读者的副本 ----
   // 只运行过单元格、被自动保存过的章节不算副本:某个单元格的源码和课程原版不同,才是读者改过的版本
   function sourcesOf(nb) {
@@ -661,7 +637,6 @@
     try { noWaitForSave(value && value.commands, value && value.serviceManager && value.serviceManager.workspaces); }
     catch (e) { warn("跳过启动时的工作区保存等待", e); }
     try { guardRuns(value.commands); } catch (e) { warn("拦下需要 JAX 的单元格", e); }
-    try { startForRunLink(value); } catch (e) { warn("为「在浏览器里运行」提前启动内核", e); }
     try { started(value); } catch (e) { warn("加上读者副本标记和站内链接", e); }
   }
 

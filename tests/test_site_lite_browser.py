@@ -313,7 +313,7 @@ def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_i
     assert after["output_top"] is not None and 0 <= after["output_top"] and after["output_bottom"] <= after["height"], (
         f"the cell's output is not on screen after the run: {after}")
     assert got["text"] == _text(cells[target]), "the first run printed something else than the saved output"
-    # the run view started the kernel at once (course-app.js 7) and the notebook joined that session: one kernel
+    # the background start (course-app.js 6) and the reader's run share one session: one kernel
     kernels = page.evaluate("async () => { const k = window.jupyterapp.serviceManager.kernels; await k.refreshRunning();"
                             " return Array.from(k.running()).map(m => m.name); }")
     assert len(kernels) == 1, f"the run link started {len(kernels)} kernels, not one: {kernels}"
