@@ -1,6 +1,6 @@
 """Prove every exercise's 🧪 自检 works: ⏳ when empty, ✅ with the reference, never ✅ when wrong.
 
-Usage: tools/check_selfcheck.py [PATH ...] [--jobs N] [--repeat N]
+Usage: tools/check_selfcheck.py [PATH ...] [--jobs N] [--repeat N] [--only ID,ID]
 For each chapter the notebook runs once as shipped in a fresh `jax-study` kernel; then, in the
 same kernel, each exercise's names are removed and its reference answer (appendix) and each
 wrong answer (metadata.course.wrong_answers of the 🧪 自检 cell, and rule_answers: answers that break a
@@ -9,7 +9,8 @@ answer, written differently from the reference: it must pass).
 Also fails when a self-check's source or output contains a line of the reference answer.
 With --repeat N every answer is judged N times in a row (each run of the 🧪 自检 draws its random data anew) and an
 answer whose verdict is not the same every time is named selfcheck-flaky: a right answer that fails on some draws,
-or a wrong one that passes on some (a hole that shows only sometimes).
+or a wrong one that passes on some (a hole that shows only sometimes). --only 11.3,11.5 judges just those exercises
+(the chapter still runs whole first): for repeating the few whose checks draw random data or time.
 """
 
 from __future__ import annotations
@@ -82,10 +83,10 @@ def _exercises(nb) -> list:
     return [e for e in parse_chapter(nb).exercises.values() if None not in (e.answer, e.check, e.reference) and e.names]
 
 
-def _judge(session: _Session, path: Path, seconds: dict, repeat: int = 1) -> list[Problem]:
+def _judge(session: _Session, path: Path, seconds: dict, repeat: int = 1, only: frozenset | None = None) -> list[Problem]:
     """Every exercise of the chapter whose cells ran in session: ⏳ shipped, ✅ reference, never ✅ wrong, no leak.
     Each answer is judged repeat times; one whose verdict differs between runs is named selfcheck-flaky (and not
-    under its usual rule)."""
+    under its usual rule). only: exercise ids to judge (None: all)."""
     cells = session.nb.cells
     problems: list[Problem] = []
 
@@ -107,6 +108,8 @@ def _judge(session: _Session, path: Path, seconds: dict, repeat: int = 1) -> lis
         return (passed[0] if same else None), runs[0][0] + runs[0][1], [got for _, got in runs]
 
     for ex in _exercises(session.nb):
+        if only is not None and ex.id not in only:
+            continue
         start = time.perf_counter()
         check_src = source_text(cells[ex.check])
         ref_src = source_text(cells[ex.reference])
@@ -137,20 +140,26 @@ def _judge(session: _Session, path: Path, seconds: dict, repeat: int = 1) -> lis
     return problems
 
 
-def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None, repeat: int = 1) -> list[Problem]:
+def check_notebook(path: Path, timeout: float = 300, seconds: dict | None = None, repeat: int = 1,
+                   only: frozenset | None = None) -> list[Problem]:
     """All self-check problems of one chapter, in a kernel of its own. seconds, when given, gets the wall time
     of the chapter's run ("chapter") and of each exercise's probes (by exercise id). repeat: how many times each
-    answer is judged (see _judge)."""
+    answer is judged (see _judge). only: the exercise ids to judge (None: all); an id the chapter lacks is an error."""
     nb = load_notebook(path)
     seconds = {} if seconds is None else seconds
-    if not _exercises(nb):
+    exercises = _exercises(nb)
+    if only is not None and not only <= {e.id for e in exercises}:
+        known = ", ".join(e.id for e in exercises) or "none"
+        raise SystemExit(f"ERROR {path}: --only names {', '.join(sorted(only - {e.id for e in exercises}))}, "
+                         f"not an exercise with a 🧪 自检 here (this chapter has: {known})")
+    if not exercises:
         return []
     session = _Session(nb, path, timeout)
     with session.client.setup_kernel():
         start = time.perf_counter()
         session.run_chapter()
         seconds["chapter"] = time.perf_counter() - start
-        return _judge(session, path, seconds, repeat)
+        return _judge(session, path, seconds, repeat, only)
 
 
 def probe(client: NotebookClient, nb, path: Path) -> list[tuple[int | None, str, str]]:
@@ -190,14 +199,18 @@ def main(argv=None) -> int:
     p.add_argument("--times", action="store_true", help="also print the seconds each chapter run and exercise took")
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="judge every answer N times (new random data each time) and name any whose verdict varies")
+    p.add_argument("--only", metavar="ID,ID", help="judge only these exercises (e.g. 11.3,11.5); the chapter still runs whole")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
+    only = frozenset(i.strip() for i in args.only.split(",") if i.strip()) if args.only is not None else None
+    if only is not None and not only:
+        p.error("--only needs exercise ids, e.g. --only 11.3,11.5")
     root = Path(__file__).resolve().parent.parent
     paths = chapter_paths(args.paths or [root / "content"])
     seconds = {q: {} for q in paths}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda q: check_notebook(q, args.timeout, seconds[q], args.repeat), paths))
+        results = list(pool.map(lambda q: check_notebook(q, args.timeout, seconds[q], args.repeat, only), paths))
     problems = [prob for r in results for prob in r]
     for prob in problems:
         print(prob)

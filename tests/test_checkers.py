@@ -222,6 +222,24 @@ def test_without_repeat_each_answer_is_judged_once_and_a_rule_answer_is_named_by
     assert "wrong answer #2 (rule_answers #1) passed 1 of 2 runs" in problems[0].message
 
 
+def test_only_judges_the_named_exercises_and_an_unknown_id_is_refused_before_any_kernel_starts(tmp_path):
+    from coursetools.selfcheck import _judge, main
+
+    cells = chapter_cells()
+    check = cells[_index(cells, "# 🧪")]
+    check.outputs = [nbformat.v4.new_output("stream", name="stdout", text="⏳ 练习 9.1：还没有作答\n")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    wrong = check.metadata["course"]["wrong_answers"][0]
+    script = {REFERENCE: ["✅"], wrong: ["✅"]}            # the wrong answer passes: a problem when 9.1 is judged
+    session = _ScriptedSession(nb, script)
+    assert _judge(session, tmp_path / "x.ipynb", {}, only=frozenset({"9.2"})) == [] and session.judged == []
+    problems = _judge(_ScriptedSession(nb, script), tmp_path / "x.ipynb", {}, only=frozenset({"9.1"}))
+    assert [p.rule for p in problems] == ["selfcheck-wrong"]
+    path = write_chapter(tmp_path / "99_测试章.ipynb", chapter_cells())
+    with pytest.raises(SystemExit, match=r"--only names 9\.7, not an exercise .*this chapter has: 9\.1"):
+        main([str(path), "--only", "9.1,9.7", "--jobs", "1"])
+
+
 def test_when_answer_name_is_already_defined_then_pending_rule_is_named(tmp_path):
     cells = chapter_cells()
     cells.insert(_index(cells, "## 🔍 补充"), code("halve = None"))
