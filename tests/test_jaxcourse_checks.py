@@ -27,7 +27,7 @@ def test_a_check_block_retraces_inside_but_keeps_what_was_compiled_outside():
     (jax.clear_caches() used to throw it all away, and every later call compiled again)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from jaxcourse.replacing import fresh_traces
+    from jaxcourse import fresh_traces
 
     with fresh_traces():   # the first block ever adds its switch to JAX's cache keys: what was compiled before it
         pass               # is traced once more afterwards (a notebook pays that once, at its first check)

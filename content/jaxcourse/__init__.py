@@ -6,6 +6,7 @@ Pyodide 内核（没有 JAX）里也能 `import jaxcourse`。
 - selfcheck：练习自检（✅ / ⏳ / ❌）
 - forbid：检查练习的“限制”（with 块里禁止调用某些函数：换掉各处引用，并盯住函数的代码，别名、partial 也躲不过）
 - replaced：with 块里把一个库函数换成包装过的版本（数调用次数、放大求解器的结果），notebook 里的别名一起换
+- fresh_traces：with 块里 jit 过的答案重新追踪、重新编译（块外已编译的程序不丢），替身、盯住、改参数的检查才看得见它
 - rewriting：with 块里函数不换，只改它每次被调用时收到的参数（答案认不出替身的扰动检查）
 - in_this_process：with 块里的计算不许交给别的进程（起子进程、事先起好的工作进程干活都算违反；forbid、counting、rewriting 和 profiler 的记录都带着它）
 - watching：with 块里学习者的代码一调用某个函数（盯住它的代码对象），就执行一个动作（forbid、counting 背后的机制）
@@ -32,7 +33,7 @@ import sys as _sys
 from . import ffi_build
 from .budget import CompileBudgetExceeded, compile_budget
 from .checks import ForbiddenCall, expect_error, expect_warning, forbid, selfcheck
-from .replacing import counting, grows_on_host, replaced, rewriting, watching
+from .replacing import counting, fresh_traces, grows_on_host, replaced, rewriting, watching
 from .profiling import eager_ops_within, eager_primitives, executed_events, executions, executions_grow
 from .capture import printed_lines
 from .compiles import count_compiles
@@ -70,6 +71,7 @@ __all__ = [
     "executions_grow",
     "figure",
     "forbid",
+    "fresh_traces",
     "grows_on_host",
     "has_upper_bound",
     "host_callbacks",
