@@ -779,3 +779,26 @@ def test_counting_and_rewriting_refuse_work_handed_to_another_process():
     with pytest.raises(jaxcourse.ForbiddenCall, match="subprocess"):
         with jaxcourse.rewriting("jax.numpy.sin", x=lambda v: v):
             subprocess.run(["true"])
+
+
+def test_selfcheck_names_the_cause_of_an_error_jax_reports_without_one(capsys):
+    """pl.program_id inside a pl.when body fails in interpret mode with 'MLIR translation rule … not found': the
+    self-check adds why and what to do; an error it does not know is shown as before, with nothing added."""
+    from jax.experimental import pallas as pl
+
+    def kernel(x_ref, o_ref):
+        @pl.when(pl.program_id(0) >= 0)
+        def _():
+            o_ref[...] = x_ref[...] + pl.program_id(0)
+
+    def run():
+        spec = pl.BlockSpec((4,), lambda i: (i,))
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), grid=(2,),
+                              in_specs=[spec], out_specs=spec, interpret=True)(jnp.ones(8))
+
+    jaxcourse.selfcheck("7.9", names=[], checks=[(run, "结果不对")], namespace={})
+    out = capsys.readouterr().out
+    assert out.startswith("❌ 练习 7.9：结果不对（检查时出错：NotImplementedError:") and "program_id" in out
+    assert "原因：解释模式下 pl.program_id 不能在 pl.when" in out
+    jaxcourse.selfcheck("7.9", names=[], checks=[(lambda: 1 / 0, "结果不对")], namespace={})
+    assert "原因" not in capsys.readouterr().out

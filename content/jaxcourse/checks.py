@@ -36,7 +36,7 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
                 print(f"{FAIL} 练习 {exercise}\uff1a" + (str(exc) if isinstance(exc, ForbiddenCall)
                                                          else f"练习的限制不允许用 {refused[0]}"))
             else:
-                print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）")
+                print(f"{FAIL} 练习 {exercise}\uff1a{hint}（检查时出错：{type(exc).__name__}: {exc}）{_known_cause(exc)}")
             return
         refused = _take_refusals(marks)
         if refused:   # 这条检查期间有调用被拦下：不管检查本身是否通过（答案可能接住了错误），都报限制
@@ -46,6 +46,22 @@ def selfcheck(exercise: str, names: list[str], checks: list[tuple], *, namespace
             print(f"{FAIL} 练习 {exercise}\uff1a{hint}")
             return
     print(f"{PASS} 练习 {exercise}：通过！")
+
+
+#: 学习者常撞上、JAX 的报错又没说出原因的错误：（异常类型，消息的正则，原因和改法）
+_KNOWN_CAUSES = [
+    (NotImplementedError, r"primitive 'program_id' not found",
+     "解释模式下 pl.program_id 不能在 pl.when、fori_loop 的函数体里调用：在函数体外先把程序号读进变量，"
+     "函数体里用这个变量（进阶 07 的 7.4 节）"),
+]
+
+
+def _known_cause(exc: BaseException) -> str:
+    """exc 是 _KNOWN_CAUSES 里的哪一种：返回换行加上原因和改法，都不是时返回空串。"""
+    for kind, pattern, cause in _KNOWN_CAUSES:
+        if isinstance(exc, kind) and re.search(pattern, str(exc)):
+            return f"\n   原因：{cause}"
+    return ""
 
 
 _SUGGESTION = re.compile(r"\. Did you mean '[^']*'\?$")
