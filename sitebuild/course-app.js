@@ -17,6 +17,7 @@
 // 5. 链接:指向别的章节的链接在同一个标签页里打开静态阅读版的对应小节;本章内的 #小节 链接
 //    滚到那一格;地址里的 #cell-<id>(阅读版的「在浏览器里运行」)打开时滚到那个单元格。
 // 6. 后台启动内核:notebook 显示出来、预览交接完、页面空闲时启动 Pyodide 内核(省流量模式下不启动);
+//    从阅读版的「在浏览器里运行」打开某一格(#cell-<id>)时读者就是要运行:notebook 一打开就启动,不等空闲;
 //    内核准备好之前的运行请求先等它(见 kernelUp)。代价:打开运行版就下载约 21 MB(之后浏览器缓存),
 //    在 Web Worker 里初始化几秒 CPU,多占一两百 MB 内存。
 (function () {
@@ -349,7 +350,8 @@
         setTimeout(go, 100);
         return;
       }
-      idle(function () {
+      // opened to run one cell: start now (waiting for an idle page cost 0.1–0.3 s of the reader's wait)
+      (/^#cell-/.test(location.hash) ? function (fn) { fn(); } : idle)(function () {
         // a run by the reader may have started one already (JupyterLab then has a pending kernel name)
         if (ctx.isDisposed || (ctx.session && ctx.session.kernel) || ctx.hasNoKernel === false) return;
         performance.mark("course-kernel-start");

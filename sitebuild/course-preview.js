@@ -20,6 +20,14 @@
   var START_WAIT_MS = 1500;
   var ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
+  // 从阅读版的「在浏览器里运行」来(地址是 #cell-<id>)的读者刚在阅读版读过那一格,要的是运行它:这里不铺
+  // 整章预览(它和 JupyterLab 抢主线程,JupyterLab 要等它画好才启动,内核又要等 notebook 打开才启动),只在
+  // 顶上放一行说明,JupyterLab 画出第一格就撤掉。开发机上这样 notebook 早约 0.5 秒打开(tools/site.py bench --lite)。
+  if (/^#cell-/.test(location.hash)) {
+    opening();
+    return;
+  }
+
   function warn(what, e) { console.warn("course-preview: " + what + ":", e); }
   function text(src) { return Array.isArray(src) ? src.join("") : (src || ""); }
   function el(tag, cls, content) {
@@ -311,6 +319,23 @@
   }
 
   // ---- 启动 -------------------------------------------------------------------------------------
+
+  // 打开某一格来运行时的那行说明(见上):JupyterLab 画出第一格(或等得太久)就撤掉
+  function opening() {
+    var note = el("div", null, "正在打开可运行的 notebook，Python 随后在浏览器里启动…");
+    note.id = "course-opening";
+    note.setAttribute("role", "status");
+    var since = Date.now();
+    (function check() {
+      var nb = appNotebook();
+      if ((nb && nb.querySelector(".jp-Cell")) || Date.now() - since > SYNC_GIVE_UP_MS) return note.remove();
+      if (document.body && !note.isConnected) {
+        document.body.appendChild(note);
+        if (window.performance && performance.mark) performance.mark("course-opening-shown");
+      }
+      setTimeout(check, POLL_MS);
+    })();
+  }
 
   var keyGuard = null;
 

@@ -299,11 +299,15 @@ def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_i
     page = browser["fresh"]().new_page()
     got = sitebrowser.run_from_reading(page, base + FIRST_CHAPTER.replace(".ipynb", ".html"), cells[target]["id"])
     page.screenshot(path=ARTIFACTS / "14_run_link_from_reading.png")
-    # where the time goes (issue 42.5): the quick preview closes, then the kernel starts (course-app.js starts it
-    # when the notebook's session context is ready)
-    marks = page.evaluate("() => Object.fromEntries(['course-preview-closed', 'course-kernel-start'].map("
-                          "n => [n, (performance.getEntriesByName(n)[0] || {}).startTime ?? null]))")
+    # where the time goes (issue 42.5): opened at a cell, the run view shows one line instead of the whole-chapter
+    # quick preview (JupyterLab starts at once) and starts the kernel as soon as the notebook's session context is
+    # ready, not at the next idle moment (course-preview.js, course-app.js 6)
+    marks = page.evaluate("() => Object.fromEntries(['course-opening-shown', 'course-preview-shown', 'course-kernel-start']"
+                          ".map(n => [n, (performance.getEntriesByName(n)[0] || {}).startTime ?? null]))")
     print("run view, ms after its navigation: " + ", ".join(f"{k} {v:.0f}" for k, v in marks.items() if v is not None))
+    assert marks["course-preview-shown"] is None, f"the whole-chapter quick preview was shown for a run link: {marks}"
+    assert marks["course-opening-shown"] is not None and marks["course-kernel-start"] is not None, marks
+    assert page.locator("#course-opening").count() == 0, "the 'opening' line is still on screen after the run"
     settled, after = got["settled"], got["after"]
     print(f"{FIRST_CHAPTER} {_where(cells, target)}: cell shown {got['click_to_cell']:.2f} s and its output "
           f"{got['click_to_output']:.2f} s after the click on the reading page; settled at {settled['top']:.0f} px "
