@@ -11,7 +11,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, PACKAGE, ROOT, WORK, github_remote, offline, post,
+from . import (CACHE, CONTENT, LANDING, LITE_DIR, OUTPUT, PACKAGE, ROOT, WORK, extension, github_remote, offline, post,
                project_config, reading, search, serve, stage)
 
 STORAGE_PREFIX = "jax-study-zh"
@@ -28,7 +28,7 @@ def stage_lite(dest: Path, release: str, offline_build: bool) -> None:
     cfg = json.loads(path.read_text(encoding="utf-8"))
     data = cfg.setdefault("jupyter-config-data", {})
     data["contentsStorageName"] = f"{STORAGE_PREFIX}/{release}"
-    data["exposeAppInBrowser"] = True   # course-app.js hooks window.jupyterapp (see there)
+    data["exposeAppInBrowser"] = True   # window.jupyterapp: the browser tests and bench read the app through it
     if offline_build:
         kernel = data.setdefault("litePluginSettings", {}).setdefault(
             "@jupyterlite/pyodide-kernel-extension:kernel", {})
@@ -77,8 +77,10 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         shutil.rmtree(output)
     for db in [*ROOT.glob(".jupyterlite.doit.db*"), *work.glob(".jupyterlite.doit.db*")]:   # wrong once _output is gone
         db.unlink()
+    plugin = extension.write(work / "course-app-extension", post.app_links(cfg))
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
-           "--contents", str(staged), "--output-dir", str(output)]
+           "--contents", str(staged), "--output-dir", str(output),
+           f"--LiteBuildConfig.federated_extensions={plugin}"]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)   # its task database lands in work
     if proc.returncode:

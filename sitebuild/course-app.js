@@ -1,6 +1,8 @@
-// 运行版的几处调整(由 tools/site.py build 注入到每个应用页面,在 JupyterLite 启动前运行)。
-// 需要 jupyter-lite.json 里的 exposeAppInBrowser: true:JupyterLite 在启动前把应用赋给
-// window.jupyterapp,这里截住这次赋值。任何出错只记到控制台,页面照常启动(行为同未调整时)。
+// 运行版的几处调整:课程自己的 JupyterLab 插件。构建时(sitebuild/extension.py)把本文件原样放进一个预构建的
+// federated 扩展,`jupyter lite build` 像别的扩展一样把它登记进 jupyter-lite.json 的 federated_extensions;
+// JupyterLab 启动时加载它(本文件末尾的容器),在激活各插件时调用 activate(app)。插件只用 app 本身
+// (docRegistry、commands、shell、serviceManager),不依赖任何共享模块,所以不用打包工具,也不用 Node.js。
+// 任何出错只记到控制台,页面照常启动(行为同未调整时)。
 //
 // 1. 内核在页面显示出 notebook 之后才启动。JupyterLab 打开 notebook 时默认马上启动内核,和页面渲染抢
 //    CPU。这里让「打开文件」不启动内核(shouldStart: false),并打开 autoStartDefault(读者运行单元格时
@@ -642,13 +644,20 @@
     try { started(value); } catch (e) { warn("加上读者副本标记和站内链接", e); }
   }
 
-  try {
-    Object.defineProperty(window, "jupyterapp", {
-      configurable: true,
-      get: function () { return app; },
-      set: function (value) { app = value; adjust(value); }
-    });
-  } catch (e) {
-    warn("截住 window.jupyterapp", e);
-  }
+  // 插件在 app.start() 里激活:早于路由执行 apputils:load-statedb(它等 app.started)和打开 notebook
+  var NAME = /*NAME*/"course-app";
+  var plugin = {
+    id: NAME + ":plugin",   // <package>:<plugin>, so disabledExtensions can name the package (post.stock_page)
+    description: "中文 JAX 课程运行版的调整（按需启动内核、需要 JAX 的格、读者副本、站内链接）",
+    autoStart: true,
+    activate: function (value) { app = value; adjust(value); }
+  };
+  // Module Federation 的容器接口(JupyterLab 的 loadComponent/createModule 只用 init 和 get)
+  (window._JUPYTERLAB = window._JUPYTERLAB || {})[NAME] = {
+    init: function () { return Promise.resolve(); },
+    get: function (module) {
+      if (module !== "./extension") return Promise.reject(new Error(NAME + " has no module " + module));
+      return Promise.resolve(function () { return { __esModule: true, default: [plugin] }; });
+    }
+  };
 })();

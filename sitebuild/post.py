@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
-from . import preload, preview
+from . import extension, preload, preview
 
 APPS = ("notebooks", "tree", "lab", "edit", "consoles", "repl")
 SCRIPT = "course-storage.js"
 SCRIPT_SRC = Path(__file__).with_name(SCRIPT)
-#: start-up tweaks: the kernel starts on the first run of a cell; no wait for the workspace save (see the file)
-APP_SCRIPT = "course-app.js"
 
 def fingerprint(notebook: Path) -> str:
     """What course-storage.js compares to tell a reader's edit from a mere autosave of a released chapter:
@@ -26,20 +25,17 @@ def fingerprint(notebook: Path) -> str:
     return f"{h:08x}"
 
 
-def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path,
-                          links: dict | None = None) -> None:
+def inject_storage_script(output: Path, storage_prefix: str, release: str, cache: Path) -> None:
     """Copy the course scripts next to the apps and load them first in each app page.
 
-    Every app gets the storage step and the start-up tweaks; the reading app also gets the quick preview."""
+    Every app gets the storage step; the reading app also gets the quick preview. (The run view's own
+    adjustments are a JupyterLab plugin: sitebuild/extension.py.)"""
     deployed = sorted(p.relative_to(output / "files").as_posix()
                       for p in (output / "files").rglob("*") if p.is_file())
     cfg = {"prefix": storage_prefix, "current": f"{storage_prefix}/{release}", "deployed": deployed,
            "fingerprints": {p: fingerprint(output / "files" / p) for p in deployed if p.endswith(".ipynb")}}
     js = SCRIPT_SRC.read_text(encoding="utf-8").replace("/*CONFIG*/null", json.dumps(cfg, ensure_ascii=False))
     (output / SCRIPT).write_text(js, encoding="utf-8")
-    app_js = SCRIPT_SRC.with_name(APP_SCRIPT).read_text(encoding="utf-8")
-    (output / APP_SCRIPT).write_text(app_js.replace("/*CONFIG*/null", json.dumps(links or {}, ensure_ascii=False)),
-                                     encoding="utf-8")
     preview.install(output, cache)
     for app in APPS:
         page = output / app / "index.html"
@@ -71,18 +67,28 @@ def _reading(app: str) -> bool:
 
 
 def _tags(app: str) -> str:
-    tags = f'<script src="../{SCRIPT}"></script>\n    <script src="../{APP_SCRIPT}"></script>'
+    tags = f'<script src="../{SCRIPT}"></script>'
     return preview.tags() + "\n    " + tags if _reading(app) else tags
 
 
 def stock_page(html: str) -> str:
-    """An app page as JupyterLite builds it: without the course's scripts and preload hints.
+    """An app page as JupyterLite builds it: without the course's scripts and preload hints, and with the
+    course's plugin (sitebuild/extension.py) disabled through the page's own config data.
 
     The baseline of `tools/site.py bench` (kernel starts on open, no preloads, no storage step)."""
     html = preload.strip(html)
     for tags in sorted({_tags(app) for app in APPS}, key=len, reverse=True):   # longest first: one contains another
         html = html.replace(tags + "\n    ", "")
+    html, found = CONFIG_DATA.subn(lambda m: m.group(1) + json.dumps({"disabledExtensions": [extension.NAME]})
+                                   + m.group(2), html, count=1)
+    if not found:
+        raise SystemExit("ERROR the app page has no empty jupyter-config-data block to disable the course's plugin in; "
+                         "update sitebuild/post.py for this JupyterLite version")
     return html.replace(preview.style(), "").replace(WAIT_FOR_STORAGE, "")
+
+
+#: the page's own config data (JupyterLite merges it with jupyter-lite.json; disabledExtensions are appended)
+CONFIG_DATA = re.compile(r'(<script id="jupyter-config-data"[^>]*>\s*)\{\s*\}(\s*</script>)')
 
 
 #: translation domains the site's front end uses (the zh_CN pack also covers many extensions it lacks)
@@ -201,7 +207,7 @@ def app_links(cfg: dict) -> dict:
 
 def finish(output: Path, *, storage_prefix: str, release: str, cache: Path, cfg: dict) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
-    inject_storage_script(output, storage_prefix, release, cache, app_links(cfg))
+    inject_storage_script(output, storage_prefix, release, cache)
     drop_extensions(output)
     prune(output)
     return preload.inject(output)

@@ -374,6 +374,30 @@ def test_bench_loads_both_variants(site, browser):
     print("\n" + bench.report(times))
 
 
+def test_course_plugin_is_active_on_the_site_and_off_in_the_bench_baseline(site, browser):
+    """The run view's adjustments arrive as a JupyterLab plugin (sitebuild/extension.py): JupyterLab activates it on
+    the site's page; the bench's JupyterLite-default page (post.stock_page) disables it through its config data."""
+    from sitebuild import extension
+
+    plugin = f"{extension.NAME}:plugin"
+    state = ("id => ({active: window.jupyterapp.isPluginActivated(id),"
+             " style: !!document.getElementById('course-app-style')})")
+    url = sitebrowser.chapter_url(site["base"], CHAPTER)
+    stock = post.stock_page((site["output"] / preload.PAGE).read_text(encoding="utf-8"))
+    got = {}
+    for variant in ("site", "stock"):
+        page = browser["fresh"]().new_page()
+        if variant == "stock":
+            preload.serve_page(page, stock)
+        page.goto(url)
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+        page.wait_for_function("() => window.jupyterapp.restored && document.querySelector('.jp-Notebook .jp-Cell')",
+                               timeout=60_000)
+        got[variant] = page.evaluate(state, plugin)
+        page.close()
+    assert got == {"site": {"active": True, "style": True}, "stock": {"active": False, "style": False}}, got
+
+
 def test_update_keeps_reader_copy(site, browser):
     """A saved edit survives a new release as a visible copy, and the new release is what shows."""
     base, ctx, output = site["base"], browser["ctx"], site["output"]

@@ -112,7 +112,7 @@ def test_preload_inject_is_idempotent_and_reports_missing(tmp_path, monkeypatch)
 
 def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
     """The bench baseline is the page exactly as JupyterLite wrote it, and the course page differs."""
-    from sitebuild import preload, preview
+    from sitebuild import extension, preload, preview
 
     cache = _fake_marked(tmp_path / "cache")
     (tmp_path / "files").mkdir()
@@ -130,9 +130,11 @@ def test_stock_page_undoes_every_course_addition(tmp_path, monkeypatch):
     post.inject_storage_script(tmp_path, "p", "r1", cache)
     preload.inject(tmp_path)
     course = page.read_text()
-    assert post.SCRIPT in course and post.APP_SCRIPT in course and "data-course-preload" in course
+    assert post.SCRIPT in course and "data-course-preload" in course
     assert preview.SCRIPT in course and "#course-preview" in course
-    assert post.stock_page(course) == original
+    stock = post.stock_page(course)
+    assert stock == post.stock_page(original)   # every course addition to the page undone
+    assert f'{{"disabledExtensions": ["{extension.NAME}"]}}' in stock and post.SCRIPT not in stock   # plugin off too
     shipped = (tmp_path / preview.MARKED).read_text()
     assert "MIT License" in shipped and "sourceMappingURL" not in shipped
     assert (tmp_path / preview.SCRIPT).is_file()
@@ -308,3 +310,23 @@ def test_readme_sends_learners_to_the_site_and_clone_of_the_configured_repositor
     assert f"<https://{owner.lower()}.github.io/{name}/>" in learners
     assert f"git clone https://github.com/{owner}/{name}.git && cd {name}" in learners
     assert readme.index("## 给学习者") < readme.index("## 快速开始") < readme.index("## 维护")
+
+
+def test_course_plugin_is_a_prebuilt_federated_extension(tmp_path):
+    """course-app.js becomes extensions/<name>/ with the package.json that `jupyter lite build` looks for, and the
+    script registers the container JupyterLab loads (its name = the package name) with the links filled in."""
+    from sitebuild import extension
+
+    links = {"colab": "https://colab.example/", "local": "https://github.com/o/r#在本地学习"}
+    dest = extension.write(tmp_path / "ext", links)
+    package = json.loads((dest / "package.json").read_text(encoding="utf-8"))
+    assert package["name"] == extension.NAME
+    assert package["jupyterlab"]["_build"] == {"load": extension.ENTRY, "extension": "./extension"}
+    js = (dest / extension.ENTRY).read_text(encoding="utf-8")
+    assert "/*CONFIG*/" not in js and "/*NAME*/" not in js
+    assert json.dumps(links, ensure_ascii=False) in js
+    assert f'var NAME = "{extension.NAME}";' in js and "window._JUPYTERLAB" in js
+    assert "defineProperty(window, \"jupyterapp\"" not in js   # activated as a plugin, not by intercepting the app
+    (dest / "static" / "stale.js").write_text("old")
+    extension.write(dest, links)
+    assert sorted(p.name for p in (dest / "static").iterdir()) == ["remoteEntry.js"]   # nothing left from before

@@ -1,0 +1,40 @@
+"""The course's JupyterLab plugin (course-app.js) as a prebuilt federated extension.
+
+`jupyter lite build --LiteBuildConfig.federated_extensions=<folder>` copies the folder to
+extensions/<name>/ and lists it in jupyter-lite.json like any other prebuilt extension; JupyterLab then
+loads static/remoteEntry.js and activates the plugin it exports (see the end of course-app.js).
+The container is written by hand: the plugin uses only the application object it is activated with, so
+it shares no module with JupyterLab and needs no bundler (and no Node.js).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+NAME = "@jax-study-zh/course-app"
+SOURCE = Path(__file__).with_name("course-app.js")
+MODULE = "./extension"
+#: one name whatever the content (as course-storage.js): sitebuild/preload.txt lists it among the scripts the
+#: reading page preloads, and a hashed name would make that list stale at every edit of course-app.js
+ENTRY = "static/remoteEntry.js"
+
+
+def write(dest: Path, links: dict) -> Path:
+    """Write the extension folder to `dest` (package.json + static/remoteEntry.js); returns `dest`.
+
+    `links`: what the plugin links to from a cell it does not run (post.app_links)."""
+    js = SOURCE.read_text(encoding="utf-8")
+    for mark, value in (("/*CONFIG*/null", links), ('/*NAME*/"course-app"', NAME)):
+        if js.count(mark) != 1:
+            raise SystemExit(f"ERROR {SOURCE.name} must hold {mark} exactly once (the build fills it in)")
+        js = js.replace(mark, json.dumps(value, ensure_ascii=False))
+    shutil.rmtree(dest, ignore_errors=True)
+    (dest / "static").mkdir(parents=True)
+    (dest / ENTRY).write_text(js, encoding="utf-8")
+    package = {"name": NAME, "version": "0.1.0", "private": True,
+               "description": "中文 JAX 课程运行版的调整（sitebuild/course-app.js）",
+               "jupyterlab": {"_build": {"load": ENTRY, "extension": MODULE}}}
+    (dest / "package.json").write_text(json.dumps(package, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return dest
