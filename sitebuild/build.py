@@ -77,10 +77,9 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         shutil.rmtree(output)
     for db in [*ROOT.glob(".jupyterlite.doit.db*"), *work.glob(".jupyterlite.doit.db*")]:   # wrong once _output is gone
         db.unlink()
-    plugin = extension.write(work / "course-app-extension", post.app_links(cfg))
+    extension.configure(lite, extension.write(work / "course-app-extension", post.app_links(cfg)))
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
-           "--contents", str(staged), "--output-dir", str(output),
-           f"--LiteBuildConfig.federated_extensions={plugin}"]
+           "--contents", str(staged), "--output-dir", str(output)]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)   # its task database lands in work
     if proc.returncode:

@@ -1,4 +1,5 @@
-"""The course's JupyterLab plugin (course-app.js) as a prebuilt federated extension.
+"""The federated extensions the site ships: the course's JupyterLab plugin (course-app.js, written here as a
+prebuilt extension) and the two the kernel and the outputs need, named in the build's own configuration.
 
 `jupyter lite build --LiteBuildConfig.federated_extensions=<folder>` copies the folder to
 extensions/<name>/ and lists it in jupyter-lite.json like any other prebuilt extension; JupyterLab then
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 NAME = "@jax-study-zh/course-app"
@@ -38,3 +40,24 @@ def write(dest: Path, links: dict) -> Path:
                "jupyterlab": {"_build": {"load": ENTRY, "extension": MODULE}}}
     (dest / "package.json").write_text(json.dumps(package, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return dest
+
+
+#: the prebuilt extensions from this environment the site needs: the Pyodide kernel, and the Pygments styles
+#: that highlighted outputs use. Nothing else in sys.prefix reaches the site (nbdime's diff UI, which
+#: tools/propose_refresh.py brings in, or whatever a maintainer installed).
+SITE_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension", "jupyterlab_pygments")
+CONFIG = "jupyter_lite_config.json"
+
+
+def configure(lite: Path, plugin: Path) -> dict:
+    """Write the staged lite dir's jupyter_lite_config.json (read by `jupyter lite build --lite-dir`): ship exactly
+    `plugin` and SITE_EXTENSIONS, taking no federated extension from sys.prefix on its own. Returns the config."""
+    share = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+    missing = [name for name in SITE_EXTENSIONS if not (share / name / "package.json").is_file()]
+    if missing:
+        raise SystemExit(f"ERROR the site needs the JupyterLab extensions {missing}, not installed in {share}; "
+                         "install the site extras: ./dev setup test,site")
+    cfg = {"LiteBuildConfig": {"federated_extensions": [str(plugin), *(str(share / n) for n in SITE_EXTENSIONS)],
+                               "ignore_sys_prefix": ["federated_extensions"]}}
+    (lite / CONFIG).write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return cfg

@@ -146,29 +146,6 @@ def prune(output: Path) -> int:
     return before - _total(output)
 
 
-#: federated extensions that come with the project's Python tools, not with the reading site
-#: (nbdime's diff UI arrives with nbdime, which tools/propose_refresh.py uses)
-NOT_ON_SITE = ("nbdime-jupyterlab",)
-
-
-def drop_extensions(output: Path, names=NOT_ON_SITE) -> list[str]:
-    """Remove federated extensions a reader never uses: files, jupyter-lite.json entry, settings schema."""
-    dropped = [n for n in names if (output / "extensions" / n).exists()]
-    for name in dropped:
-        shutil.rmtree(output / "extensions" / name)
-    config = output / "jupyter-lite.json"
-    data = json.loads(config.read_text(encoding="utf-8"))
-    page = data["jupyter-config-data"]
-    page["federated_extensions"] = [e for e in page.get("federated_extensions", []) if e.get("name") not in names]
-    config.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    schemas = output / "build" / "schemas" / "all_federated.json"
-    if schemas.exists():
-        kept = [s for s in json.loads(schemas.read_text(encoding="utf-8"))
-                if str(s.get("id", "")).split(":")[0] not in names]
-        _write_compact(schemas, kept)
-    return dropped
-
-
 #: strings the notebook app asks the `notebook` domain for, which the pack translates only under `jupyterlab`
 BORROWED = ("No Kernel", "Download", "Table of Contents", "Close and Shut Down Notebook…", "More commands",
             "About %1", "Collapse %1 side panel", "Expand %1 side panel")
@@ -208,7 +185,6 @@ def app_links(cfg: dict) -> dict:
 def finish(output: Path, *, storage_prefix: str, release: str, cache: Path, cfg: dict) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
     inject_storage_script(output, storage_prefix, release, cache)
-    drop_extensions(output)
     prune(output)
     return preload.inject(output)
 

@@ -156,24 +156,21 @@ def _fake_marked(cache: Path) -> Path:
     return cache
 
 
-def test_tool_extensions_are_dropped_from_the_site_and_others_kept(tmp_path):
-    # nbdime (used by tools/propose_refresh.py) installs a JupyterLab extension; the site must not ship it
-    assert (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "nbdime-jupyterlab").is_dir()
-    out = tmp_path / "site"
-    for name in ("nbdime-jupyterlab", "jupyterlab_pygments"):
-        (out / "extensions" / name / "static").mkdir(parents=True)
-        (out / "extensions" / name / "static" / "remoteEntry.js").write_text("x")
-    (out / "build" / "schemas").mkdir(parents=True)
-    (out / "build" / "schemas" / "all_federated.json").write_text(json.dumps(
-        [{"id": "nbdime-jupyterlab:plugin"}, {"id": "jupyterlab_pygments:plugin"}]))
-    (out / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {"federated_extensions": [
-        {"name": "nbdime-jupyterlab"}, {"name": "jupyterlab_pygments"}], "appName": "课程"}}))
-    assert post.drop_extensions(out) == ["nbdime-jupyterlab"]
-    assert sorted(p.name for p in (out / "extensions").iterdir()) == ["jupyterlab_pygments"]
-    config = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    assert config == {"federated_extensions": [{"name": "jupyterlab_pygments"}], "appName": "课程"}
-    assert json.loads((out / "build" / "schemas" / "all_federated.json").read_text()) == [
-        {"id": "jupyterlab_pygments:plugin"}]
+def test_the_build_ships_exactly_the_course_plugin_and_the_two_extensions_it_needs(tmp_path):
+    """nbdime (used by tools/propose_refresh.py) installs a JupyterLab extension in sys.prefix; the staged lite
+    dir's jupyter_lite_config.json takes no extension from sys.prefix on its own and names the ones the site ships."""
+    from sitebuild import extension
+
+    share = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
+    assert (share / "nbdime-jupyterlab").is_dir()
+    plugin = tmp_path / "plugin"
+    cfg = extension.configure(tmp_path, plugin)
+    assert json.loads((tmp_path / extension.CONFIG).read_text(encoding="utf-8")) == cfg
+    build = cfg["LiteBuildConfig"]
+    assert build["ignore_sys_prefix"] == ["federated_extensions"]
+    assert build["federated_extensions"] == [str(plugin), str(share / "@jupyterlite" / "pyodide-kernel-extension"),
+                                             str(share / "jupyterlab_pygments")]
+    assert not any("nbdime" in p for p in build["federated_extensions"])
 
 
 def test_staged_notebooks_hold_multiline_texts_as_strings_so_jupyterlite_shows_no_stray_commas(tmp_path):
