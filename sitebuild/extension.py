@@ -57,7 +57,11 @@ def configure(lite: Path, plugin: Path) -> dict:
     if missing:
         raise SystemExit(f"ERROR the site needs the JupyterLab extensions {missing}, not installed in {share}; "
                          "install the site extras: ./dev setup test,site")
-    cfg = {"LiteBuildConfig": {"federated_extensions": [str(plugin), *(str(share / n) for n in SITE_EXTENSIONS)],
-                               "ignore_sys_prefix": ["federated_extensions"]}}
-    (lite / CONFIG).write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path = lite / CONFIG
+    cfg = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}   # lite/ may bring its own
+    build = cfg.setdefault("LiteBuildConfig", {})
+    build["federated_extensions"] = [*build.get("federated_extensions", []), str(plugin),
+                                     *(str(share / n) for n in SITE_EXTENSIONS)]
+    build["ignore_sys_prefix"] = ["federated_extensions"]
+    path.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return cfg

@@ -171,6 +171,12 @@ def test_the_build_ships_exactly_the_course_plugin_and_the_two_extensions_it_nee
     assert build["federated_extensions"] == [str(plugin), str(share / "@jupyterlite" / "pyodide-kernel-extension"),
                                              str(share / "jupyterlab_pygments")]
     assert not any("nbdime" in p for p in build["federated_extensions"])
+    # a jupyter_lite_config.json that lite/ brings keeps its own settings and extensions
+    (tmp_path / "own").mkdir()
+    (tmp_path / "own" / extension.CONFIG).write_text(json.dumps(
+        {"LiteBuildConfig": {"federated_extensions": ["extra.whl"], "no_sourcemaps": True}}))
+    own = extension.configure(tmp_path / "own", plugin)["LiteBuildConfig"]
+    assert own["no_sourcemaps"] is True and own["federated_extensions"][:2] == ["extra.whl", str(plugin)]
 
 
 def test_staged_notebooks_hold_multiline_texts_as_strings_so_jupyterlite_shows_no_stray_commas(tmp_path):
