@@ -512,6 +512,25 @@
     logo.setAttribute("aria-label", "回到本章的阅读版");
   }
 
+  // 「上一检查点」只在读者自己建过检查点(Ctrl+S、保存按钮)以后显示。自动保存第一次把课程文件存进浏览器时,
+  // JupyterLite 先把原版存成一个检查点,时间是站点发布的时间:那时显示出来的「上一检查点：28 分钟前」对读者
+  // 没有意义。所以课程文件要有第二个检查点才算;读者自己新建的文件,第一个检查点就是读者建的。
+  function markCheckpoint(panel) {
+    var ctx = panel.context;
+    // the indicator lists the checkpoints again 500 ms after a save (Ctrl+S adds its checkpoint after the save):
+    // decide again whenever its text changes, from the same list
+    var shown = document.querySelector(".jp-NotebookCheckpoint");
+    if (shown && !shown.__course) {
+      shown.__course = true;
+      new MutationObserver(function () { var p = currentNotebook(); if (p) markCheckpoint(p); })
+        .observe(shown, { childList: true, characterData: true, subtree: true });
+    }
+    ctx.listCheckpoints().then(function (list) {
+      var course = window.courseIsDeployed ? window.courseIsDeployed(ctx.path) : true;
+      document.body.classList.toggle("course-saved", (list || []).length > (course ? 1 : 0));
+    }, function (e) { warn("读检查点", e); });
+  }
+
   function onNotebook(panel) {
     if (!panel || panel.__course) return;
     panel.__course = true;
@@ -521,13 +540,10 @@
       panel.content.model && panel.content.model.cells.changed.connect(function () { markLiteCells(panel.content); });
       backToReading(panel.context.path);
       startInBackground(panel);
-      // 「上一检查点」只在读者保存过以后显示(之前它报的是站点发布的时间,对读者没有意义)
-      if (window.courseSavedFile) window.courseSavedFile(panel.context.path).then(function (m) {
-        if (m) document.body.classList.add("course-saved");
-      });
+      markCheckpoint(panel);
       panel.context.saveState.connect(function (_, state) {
         if (state !== "completed") return;
-        document.body.classList.add("course-saved");
+        markCheckpoint(panel);
         copyBanner(panel);
       });
       var frag = location.hash.slice(1);

@@ -100,6 +100,8 @@ SETTINGS_FILES = {"all.json", "all_federated.json"}
 #: files of the JupyterLite app's source tree that its build leaves at the site root
 BUILD_INPUTS = ("package.json", "rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js",
                 "bootstrap.js", "jupyterlite.schema.v0.json")
+#: the same inside each app folder: its bundler inputs (the page loads ../build/<app>/bundle.js instead)
+APP_BUILD_INPUTS = ("package.json", "build/bootstrap.js", "build/index.js", "build/style.js")
 
 
 def prune(output: Path) -> int:
@@ -112,12 +114,15 @@ def prune(output: Path) -> int:
       all_federated.json, which hold every schema;
     - the 310 KB multi-size favicon (replaced by the 32 KB one);
     - the app's own build inputs that jupyter lite copies to the root (BUILD_INPUTS): rspack configs,
-      package.json, bootstrap.js (bundled into build/), the settings schema; no page or script loads them.
+      package.json, bootstrap.js (bundled into build/), the settings schema; and each app folder's package.json
+      and build/{bootstrap,index,style}.js (APP_BUILD_INPUTS); no page or script loads them.
     Also rewrites api/translations/*.json and build/third-party-licenses.json compactly (same data),
     keeping only the translation domains of the core apps and the installed federated extensions.
     """
     build = output / "build"
-    doomed = [*(output / name for name in BUILD_INPUTS if (output / name).exists()), *output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg") for p in build.glob(f"fa-*.{ext}")],
+    doomed = [*(output / name for name in BUILD_INPUTS if (output / name).exists()),
+              *(output / app / name for app in APPS for name in APP_BUILD_INPUTS if (output / app / name).is_file()),
+              *output.rglob("*.map"), *[p for ext in ("eot", "ttf", "svg") for p in build.glob(f"fa-*.{ext}")],
               *[p for p in build.glob("fa-*.woff") if p.with_suffix(".woff2").exists()]]
     schemas = build / "schemas"
     if (schemas / "all.json").exists():
@@ -125,8 +130,9 @@ def prune(output: Path) -> int:
     before = _total(output)
     for p in doomed:
         p.unlink()
-    for d in sorted((d for d in schemas.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)):
-        if not any(d.iterdir()):
+    for d in [*sorted((d for d in schemas.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)),
+              *(output / app / "build" for app in APPS)]:
+        if d.is_dir() and not any(d.iterdir()):
             d.rmdir()
     big, small = output / "lab" / "favicon.ico", output / "static" / "favicons" / "favicon.ico"
     if big.exists() and small.exists() and big.stat().st_size > small.stat().st_size:

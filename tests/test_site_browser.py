@@ -48,8 +48,9 @@ def test_site_in_browser(site, browser):
     cells = _code_cells(staged / CHAPTER)
 
     # 0. the published folder holds no build inputs of the JupyterLite app (the app below still starts)
-    from sitebuild.post import BUILD_INPUTS
+    from sitebuild.post import APP_BUILD_INPUTS, APPS, BUILD_INPUTS
     left = [name for name in BUILD_INPUTS if (site["output"] / name).exists()]
+    left += [f"{app}/{name}" for app in APPS for name in APP_BUILD_INPUTS if (site["output"] / app / name).exists()]
     assert not left, f"build inputs published with the site: {left}"
     # 1. landing page: the site root is the static front door (sitebuild/landing.md), read without JupyterLab
     page = ctx.new_page()

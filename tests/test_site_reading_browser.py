@@ -310,7 +310,13 @@ def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     assert page.locator(".course-copy-banner").count() == 0, "the course original is marked as a reader's copy"
     checkpoint = "() => { const e = document.querySelector('.jp-NotebookCheckpoint'); return e && getComputedStyle(e).visibility; }"
     assert page.evaluate(checkpoint) == "hidden", "「上一检查点」 shows before the reader saved anything"
-    # saved with no source changed (what autosave does after running cells): still the course's version
+    # an autosave (what running cells leads to, ~2 min later) stores the file and JupyterLite's checkpoint of the
+    # original, dated at publishing time: still hidden (a fresh reader saw 「上一检查点：28 分钟前」 here)
+    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.context.save(); }")
+    page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=FIRST_CHAPTER, timeout=15_000)
+    page.wait_for_timeout(1500)
+    assert page.evaluate(checkpoint) == "hidden", "「上一检查点」 shows the publishing time after an autosave"
+    # saved by the reader (Ctrl+S) with no source changed: the indicator shows; still the course's version
     page.locator(".jp-Notebook .jp-Cell").nth(2).click()
     page.keyboard.press("Control+s")
     page.wait_for_function("p => window.courseSavedFile(p).then(m => m !== null)", arg=FIRST_CHAPTER, timeout=15_000)
