@@ -284,6 +284,13 @@ def test_lite_badges_on_a_phone(site, browser):
     page.screenshot(path=ARTIFACTS / "13_lite_badge_phone_run_view.png")
     assert shown["lite"] and "可在浏览器里运行" in shown["content"] and shown["display"] != "none", shown
     assert shown["right"] <= shown["width"], f"the run view's badge is off screen on a phone: {shown}"
+    # the way back to the chapter's reading page (the logo) is there on a phone too: Notebook hides the top bar
+    # on small screens unless lite/overrides.json says visible: yes (a fresh reader found no way back)
+    back = page.evaluate("""() => { const a = document.querySelector('#jp-NotebookLogo a, a#jp-NotebookLogo');
+        const r = a && a.getBoundingClientRect();
+        return a && {href: decodeURIComponent(a.getAttribute('href') || ''), w: r.width, h: r.height, x: r.x}; }""")
+    assert back and back["w"] > 20 and back["h"] > 20 and 0 <= back["x"] < 390, f"no visible way back on a phone: {back}"
+    assert back["href"].endswith(FIRST_CHAPTER.replace(".ipynb", ".html")), back
 
 
 def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_in_view(site, browser):
