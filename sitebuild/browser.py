@@ -126,14 +126,11 @@ def time_first_output(page, url: str, index: int, timeout_ms: int = 30_000, mark
 def lite_probe(notebook: Path) -> tuple[int, str]:
     """(index, saved text) of the first `lite` cell after the setup cell that has a saved text output:
     the cell whose first run `tools/site.py bench --lite` and the browser test time."""
-    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    lite = [(i, c) for i, c in enumerate(nb["cells"])
-            if c["cell_type"] == "code" and "lite" in c.get("metadata", {}).get("tags", [])]
-    for i, cell in lite[1:]:
-        text = "".join("".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "")
-                       for o in cell.get("outputs", []) if o.get("output_type") == "stream").strip()
-        if text:
-            return i, text
+    from .stage import first_printing_lite_cell
+
+    found = first_printing_lite_cell(json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"])
+    if found:
+        return found
     raise SystemExit(f"ERROR {notebook} has no lite cell with a saved printed output after its setup cell")
 
 

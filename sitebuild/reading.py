@@ -239,7 +239,8 @@ def render_landing(pages: list[Page], content: Path, links_cfg: dict, *, extra_h
     links = render.Links("", links_cfg["github"], {p.rel for p in pages})
     repo = links_cfg["repository"]
     first = json.loads((content / FIRST_CHAPTER).read_text(encoding="utf-8"))
-    lite = next((c.get("id") for c in first.get("cells", []) if "lite" in c.get("metadata", {}).get("tags", [])), None)
+    found = stage.first_printing_lite_cell(first.get("cells", []))   # not the setup cell: it prints nothing
+    lite = first["cells"][found[0]].get("id") if found else None
     lite_url = f"notebooks/index.html?path={urllib.parse.quote(FIRST_CHAPTER)}" + (f"#cell-{lite}" if lite else "")
     text = Template(LANDING_TEXT.read_text(encoding="utf-8")).substitute(
         lite_url=html.escape(lite_url, quote=True), colab_url=stage.colab_url(repo, links_cfg["branch"], FIRST_CHAPTER),

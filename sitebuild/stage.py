@@ -113,6 +113,20 @@ def stage_notebook(src: Path, dest: Path, rel: str, cfg: dict) -> None:
     dest.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+def first_printing_lite_cell(cells: list[dict]) -> tuple[int, str] | None:
+    """(index, saved text) of the first `lite` cell after the setup cell (the first lite one) that has a saved
+    printed output: the cell a newcomer is pointed to (landing page) and whose first run the bench and the browser
+    tests time. None when there is none."""
+    lite = [(i, c) for i, c in enumerate(cells)
+            if c.get("cell_type") == "code" and "lite" in c.get("metadata", {}).get("tags", [])]
+    for i, cell in lite[1:]:
+        text = "".join("".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "")
+                       for o in cell.get("outputs", []) if o.get("output_type") == "stream").strip()
+        if text:
+            return i, text
+    return None
+
+
 def stage_contents(content: Path, dest: Path, cfg: dict) -> str:
     """Copy `content` to `dest` for the site; returns the release id (hash of the staged files)."""
     if dest.exists():

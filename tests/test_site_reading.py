@@ -144,8 +144,11 @@ def test_the_front_door_says_what_this_is_and_offers_three_ways_in(pages):
     # 1) read here  2) a lite cell of chapter 1 in the browser  3) Colab, or a clone of the configured repository
     assert "入门/01_JAX简介.html" in hrefs
     first = json.loads((CONTENT / "入门/01_JAX简介.ipynb").read_text(encoding="utf-8"))
-    lite = next(c["id"] for c in first["cells"] if "lite" in c.get("metadata", {}).get("tags", []))
-    assert f"notebooks/index.html?path=入门/01_JAX简介.ipynb#cell-{lite}" in hrefs
+    # the first lite cell that prints something (not the setup cell, which prints nothing when run)
+    lite = [c for c in first["cells"] if "lite" in c.get("metadata", {}).get("tags", [])]
+    printing = [c for c in lite[1:] if any(o.get("output_type") == "stream" for o in c.get("outputs", []))]
+    assert f"notebooks/index.html?path=入门/01_JAX简介.ipynb#cell-{printing[0]['id']}" in hrefs
+    assert f"notebooks/index.html?path=入门/01_JAX简介.ipynb#cell-{lite[0]['id']}" not in hrefs   # the setup cell
     assert any(h.startswith("https://colab.research.google.com/github/owner/repo/blob/main/content/入门/01_") for h in hrefs)
     assert "git clone https://github.com/owner/repo.git\ncd repo\n./dev setup" in main.select_one("pre").get_text()
     chapters = [p.html_path for p in written if p.chapter]
