@@ -27,7 +27,7 @@ TYPES = {".mjs": "text/javascript; charset=utf-8", ".js": "text/javascript; char
 def inputs_fingerprint(contents: Path, offline_build: bool) -> str:
     """Hash of every input of the build (names, sizes, mtimes) and the build mode."""
     h = hashlib.sha256(str(offline_build).encode())
-    roots = [Path(contents), LITE_DIR, ROOT / "jupyter_lite_config.json", ROOT / "pyproject.toml",
+    roots = [Path(contents), LITE_DIR, ROOT / "pyproject.toml",
              Path(__file__).parent]
     for root in roots:
         for p in sorted([root] if root.is_file() else root.rglob("*")):
