@@ -77,7 +77,7 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
         shutil.rmtree(output)
     for db in [*ROOT.glob(".jupyterlite.doit.db*"), *work.glob(".jupyterlite.doit.db*")]:   # wrong once _output is gone
         db.unlink()
-    extension.configure(lite, extension.write(work / "course-app-extension", post.app_links(cfg)))
+    extension.configure(lite, extension.write(work / "course-app-extension", cfg))
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
            "--contents", str(staged), "--output-dir", str(output)]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
@@ -85,8 +85,7 @@ def build(*, offline_build: bool = True, contents: Path = CONTENT, output: Path 
     if proc.returncode:
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise SystemExit(f"ERROR jupyter lite build failed (exit {proc.returncode}); its output is above")
-    preloads = post.finish(output, storage_prefix=STORAGE_PREFIX, release=release,
-                           cache=CACHE, cfg=cfg)
+    preloads = post.finish(output, storage_prefix=STORAGE_PREFIX, release=release, cache=CACHE)
     if preloads["missing"]:
         print(f"WARNING {len(preloads['missing'])} scripts in sitebuild/preload.txt are not in this build "
               f"(first: {preloads['missing'][0]}); the first chapter loads slower until you re-record it: "

@@ -23,12 +23,19 @@ MODULE = "./extension"
 ENTRY = "static/remoteEntry.js"
 
 
-def write(dest: Path, links: dict) -> Path:
+def app_links(cfg: dict) -> dict:
+    """What the plugin links to from a cell it did not run: Colab (+ content path) and local setup."""
+    repo, branch = cfg["repository"], cfg["branch"]
+    return {"colab": f"https://colab.research.google.com/github/{repo}/blob/{branch}/content/",
+            "local": f"https://github.com/{repo}#在本地学习"}
+
+
+def write(dest: Path, cfg: dict) -> Path:
     """Write the extension folder to `dest` (package.json + static/remoteEntry.js); returns `dest`.
 
-    `links`: what the plugin links to from a cell it does not run (post.app_links)."""
+    `cfg`: the project config (repository, branch) the plugin's links are made from."""
     js = SOURCE.read_text(encoding="utf-8")
-    for mark, value in (("/*CONFIG*/null", links), ('/*NAME*/"course-app"', NAME)):
+    for mark, value in (("/*CONFIG*/null", app_links(cfg)), ('/*NAME*/"course-app"', NAME)):
         if js.count(mark) != 1:
             raise SystemExit(f"ERROR {SOURCE.name} must hold {mark} exactly once (the build fills it in)")
         js = js.replace(mark, json.dumps(value, ensure_ascii=False))

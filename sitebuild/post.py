@@ -181,14 +181,7 @@ def _total(output: Path) -> int:
     return sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
 
 
-def app_links(cfg: dict) -> dict:
-    """What course-app.js links to from a cell it did not run: Colab (+ content path) and local setup."""
-    repo, branch = cfg["repository"], cfg["branch"]
-    return {"colab": f"https://colab.research.google.com/github/{repo}/blob/{branch}/content/",
-            "local": f"https://github.com/{repo}#在本地学习"}
-
-
-def finish(output: Path, *, storage_prefix: str, release: str, cache: Path, cfg: dict) -> dict:
+def finish(output: Path, *, storage_prefix: str, release: str, cache: Path) -> dict:
     """All post-build steps; returns what the preload step did (see preload.py)."""
     inject_storage_script(output, storage_prefix, release, cache)
     prune(output)

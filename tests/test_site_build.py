@@ -320,8 +320,10 @@ def test_course_plugin_is_a_prebuilt_federated_extension(tmp_path):
     script registers the container JupyterLab loads (its name = the package name) with the links filled in."""
     from sitebuild import extension
 
-    links = {"colab": "https://colab.example/", "local": "https://github.com/o/r#在本地学习"}
-    dest = extension.write(tmp_path / "ext", links)
+    cfg = {"repository": "o/r", "branch": "main"}
+    links = extension.app_links(cfg)
+    assert links["local"] == "https://github.com/o/r#在本地学习" and "/o/r/blob/main/content/" in links["colab"]
+    dest = extension.write(tmp_path / "ext", cfg)
     package = json.loads((dest / "package.json").read_text(encoding="utf-8"))
     assert package["name"] == extension.NAME
     assert package["jupyterlab"]["_build"] == {"load": extension.ENTRY, "extension": "./extension"}
@@ -331,5 +333,5 @@ def test_course_plugin_is_a_prebuilt_federated_extension(tmp_path):
     assert f'var NAME = "{extension.NAME}";' in js and "window._JUPYTERLAB" in js
     assert "defineProperty(window, \"jupyterapp\"" not in js   # activated as a plugin, not by intercepting the app
     (dest / "static" / "stale.js").write_text("old")
-    extension.write(dest, links)
+    extension.write(dest, cfg)
     assert sorted(p.name for p in (dest / "static").iterdir()) == ["remoteEntry.js"]   # nothing left from before
