@@ -339,10 +339,42 @@
     else setTimeout(fn, 200);
   }
 
+  // 为运行某一格而打开时(#cell-…),JupyterLab 在空闲时把还没画的单元格从上往下逐个画出来、接进页面(每格建一个
+  // 编辑器,第一章要 1 s 以上的主线程时间),在两个核的机器上正好与内核启动(另一个线程)抢 CPU,输出晚出来约
+  // 0.6 s。所以先停下,内核起来(或启动失败、15 秒后)再接着画。停着的时候 notebook 只接到已经画好的那几格为止:
+  // 读者一往下翻(滚轮、触摸滑动、翻页键、拖滚动条)就接着画;点进单元格去运行不算
+  var SCROLL_KEYS = ["PageDown", "PageUp", "End", "Home", "ArrowDown", "ArrowUp", " "];
+  function holdOffscreenCells(panel) {
+    var nb = panel.content, ctx = panel.sessionContext, released = false;
+    if (typeof nb._scheduleCellRenderOnIdle !== "function") return function () {};   // JupyterLab changed: no hold
+    var onInput = function (e) {
+      if (e.type === "keydown" && SCROLL_KEYS.indexOf(e.key) < 0) return;
+      if (e.type === "mousedown" && e.target.closest(".jp-Cell")) return;   // a click into a cell, not the scrollbar
+      release();
+    };
+    var EVENTS = ["wheel", "touchmove", "keydown", "mousedown"];
+    var release = function () {
+      if (released) return;
+      released = true;
+      performance.mark("course-cells-released");
+      EVENTS.forEach(function (ev) { nb.node.removeEventListener(ev, onInput, true); });
+      delete nb._scheduleCellRenderOnIdle;   // the class's own again
+      if (!nb.isDisposed) nb._scheduleCellRenderOnIdle();
+    };
+    if (nb._idleCallBack) { window.cancelIdleCallback(nb._idleCallBack); nb._idleCallBack = null; }
+    nb._scheduleCellRenderOnIdle = function () {};
+    performance.mark("course-cells-held");
+    ctx.statusChanged.connect(function (_, status) { if (status === "idle" || status === "dead") release(); });
+    EVENTS.forEach(function (ev) { nb.node.addEventListener(ev, onInput, { passive: true, capture: true }); });
+    setTimeout(release, 15000);
+    return release;
+  }
+
   function startInBackground(panel) {
     var ctx = panel.sessionContext, nb = panel.content;
     if (!ctx || typeof ctx.startKernel !== "function" || !nb.widgets.some(isLite)) return;
     if (navigator.connection && navigator.connection.saveData) return;   // 省流量模式:等读者运行时再下载
+    var release = /^#cell-/.test(location.hash) ? holdOffscreenCells(panel) : function () {};
     var tries = 0;
     var go = function () {
       if (ctx.isDisposed || (ctx.session && ctx.session.kernel)) return;
@@ -357,11 +389,11 @@
         // a run by the reader may have started one already (JupyterLab then has a pending kernel name)
         if (ctx.isDisposed || (ctx.session && ctx.session.kernel) || ctx.hasNoKernel === false) return;
         performance.mark("course-kernel-start");
-        panel.__courseStarting = ctx.startKernel().catch(function (e) { warn("在后台启动内核", e); })
+        panel.__courseStarting = ctx.startKernel().catch(function (e) { release(); warn("在后台启动内核", e); })
           .then(function () { panel.__courseStarting = null; });
       });
     };
-    ctx.ready.then(go, function (e) { warn("在后台启动内核", e); });
+    ctx.ready.then(go, function (e) { release(); warn("在后台启动内核", e); });
   }
 
   // ---- 4. 读者的副本 ----

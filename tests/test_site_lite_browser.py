@@ -309,11 +309,18 @@ def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_i
     # where the time goes (issue 42.5): opened at a cell, the run view shows one line instead of the whole-chapter
     # quick preview (JupyterLab starts at once) and starts the kernel as soon as the notebook's session context is
     # ready, not at the next idle moment (course-preview.js, course-app.js 6)
-    marks = page.evaluate("() => Object.fromEntries(['course-opening-shown', 'course-preview-shown', 'course-kernel-start']"
-                          ".map(n => [n, (performance.getEntriesByName(n)[0] || {}).startTime ?? null]))")
+    # and, until the kernel is up, holds JupyterLab's idle-time drawing of the cells off screen (it took the CPU
+    # the kernel's start needed), then lets it finish
+    names = ["course-opening-shown", "course-preview-shown", "course-kernel-start", "course-cells-held",
+             "course-cells-released"]
+    marks = page.evaluate("names => Object.fromEntries(names.map(n => [n, (performance.getEntriesByName(n)[0] || {})"
+                          ".startTime ?? null]))", names)
     print("run view, ms after its navigation: " + ", ".join(f"{k} {v:.0f}" for k, v in marks.items() if v is not None))
     assert marks["course-preview-shown"] is None, f"the whole-chapter quick preview was shown for a run link: {marks}"
     assert marks["course-opening-shown"] is not None and marks["course-kernel-start"] is not None, marks
+    assert marks["course-cells-held"] is not None, f"JupyterLab's idle-time cell drawing was not held: {marks}"
+    assert marks["course-cells-released"] is not None and marks["course-cells-released"] > marks["course-kernel-start"], (
+        f"the held cells were released before the kernel started, or never: {marks}")
     assert page.locator("#course-opening").count() == 0, "the 'opening' line is still on screen after the run"
     settled, after = got["settled"], got["after"]
     print(f"{FIRST_CHAPTER} {_where(cells, target)}: cell shown {got['click_to_cell']:.2f} s and its output "
@@ -323,8 +330,42 @@ def test_run_link_on_the_reading_page_opens_the_cell_at_the_top_and_its_output_i
         f"the cell opened at {settled['top']:.0f} px of a {settled['height']} px notebook, not at the top: {settled}")
     assert after["output_top"] is not None and 0 <= after["output_top"] and after["output_bottom"] <= after["height"], (
         f"the cell's output is not on screen after the run: {after}")
+    # the cells above, drawn once the kernel is up, do not push it off screen either
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.widgets.every(w => !w.isPlaceholder())",
+                           timeout=30_000)
+    late = page.evaluate(sitebrowser.CELL_BY_ID, cells[target]["id"])
+    assert late["output_top"] is not None and 0 <= late["output_top"] and late["output_bottom"] <= late["height"], (
+        f"the cell's output left the screen once the cells above it were drawn: {late}")
     assert got["text"] == _text(cells[target]), "the first run printed something else than the saved output"
     # the background start (course-app.js 6) and the reader's run share one session: one kernel
     kernels = page.evaluate("async () => { const k = window.jupyterapp.serviceManager.kernels; await k.refreshRunning();"
                             " return Array.from(k.running()).map(m => m.name); }")
     assert len(kernels) == 1, f"the run link started {len(kernels)} kernels, not one: {kernels}"
+
+
+def test_held_cells_are_drawn_as_soon_as_the_reader_scrolls(site, browser):
+    """The hold on JupyterLab's idle-time cell drawing (course-app.js 6) stops the notebook at the cells drawn so
+    far: a reader who pages down before the kernel is up must get the rest drawn at once, while clicking into a
+    cell (to run it) keeps the hold. The page claims to be hidden so that the kernel does not start and the hold
+    lasts (it ends after 15 s at the latest)."""
+    base, staged = site["base"], site["output"] / "files"
+    cells = json.loads((staged / FIRST_CHAPTER).read_text(encoding="utf-8"))["cells"]
+    index, _ = sitebrowser.lite_probe(staged / FIRST_CHAPTER)
+    page = browser["fresh"]().new_page()
+    page.add_init_script("Object.defineProperty(document, 'visibilityState', {get: () => 'hidden'})")
+    page.goto(sitebrowser.chapter_url(base, FIRST_CHAPTER) + "#cell-" + cells[index]["id"])
+    page.wait_for_function("performance.getEntriesByName('course-cells-held').length > 0", timeout=60_000)
+    state = """() => ({released: performance.getEntriesByName('course-cells-released').length,
+        kernel: performance.getEntriesByName('course-kernel-start').length,
+        placeholders: window.jupyterapp.shell.currentWidget.content.widgets.filter(w => w.isPlaceholder()).length})"""
+    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputArea-editor").click()
+    time.sleep(1.0)
+    held = page.evaluate(state)
+    assert held["kernel"] == 0, f"the kernel started though the page said it was hidden: {held}"
+    assert held["released"] == 0 and held["placeholders"] > 0, f"a click into a cell ended the hold: {held}"
+    page.keyboard.press("Escape")      # command mode: PageDown scrolls the notebook
+    page.keyboard.press("PageDown")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.widgets.every(w => !w.isPlaceholder())",
+                           timeout=8_000)
+    after = page.evaluate(state)
+    assert after["released"] == 1 and after["kernel"] == 0, after
