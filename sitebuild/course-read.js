@@ -104,6 +104,17 @@
     }
     return { key: parts[0] + "#" + frag, url: s.url, title: s.title, folded: false };
   }
+  // 标题的种类:章标题最先;编号小节和「🟢 必读」(正文)其次;其他小标题(选读等)再次;然后是练习;
+  // 测验、小结、附录,以及关键词索引、术语表这些索引页最后
+  function kindOf(title, page) {
+    var t = String(title).trim();
+    if (/关键词索引|术语表/.test(page)) return 4;
+    if (/^(入门|进阶)?\s*\d{2} · /.test(t)) return 0;
+    if (/^(\d+\.\d+ |🟢)/.test(t)) return 1;
+    if (/^练习 /.test(t)) return 3;
+    if (/^(第 \d+ 题|测验|小结|附录|本章更新说明|练习$)/.test(t)) return 4;
+    return 2;
+  }
   // Pagefind 1.5.2 can load the wrong index chunk for a word with "_" or "." when the index happens to split
   // next to it (Pagefind/pagefind#795): "block_until_ready" found nothing until "block" had been searched.
   // On an empty result, search the parts first (that loads their chunks), then the whole query again.
@@ -142,14 +153,15 @@
           if (score > h.best) { h.best = score; h.excerpt = s.excerpt; }
         });
       });
-      // Pagefind ranks pages; a section whose heading names the query comes first, then by page, then by
+      // Pagefind ranks pages; a section whose heading names the query comes first; among those, the chapter
+      // and its teaching text before exercises, quizzes and index pages (kindOf); then by page, then by
       // Pagefind's scores of the matches in the section (its 课程讲解/课程代码 included)
       hits.forEach(function (h) {
         var named = terms.every(function (t) { return String(h.title).toLowerCase().indexOf(t) >= 0; });
-        h.key = [named ? 0 : 1, h.rank, -h.score];
+        h.key = [named ? 0 : 1, named ? kindOf(h.title, h.page) : 0, h.rank, -h.score];
       });
       hits.sort(function (a, b) {
-        for (var i = 0; i < 3; i++) if (a.key[i] !== b.key[i]) return a.key[i] - b.key[i];
+        for (var i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i] - b.key[i];
         return 0;
       });
       show(hits.slice(0, 10).map(function (h) {

@@ -298,6 +298,39 @@ def test_search_puts_a_section_named_after_the_query_first_and_lists_each_sectio
     page.close()
 
 
+#: what a heading is, in the order search lists the sections that name the query (course-read.js kindOf)
+def _kind(title: str, page: str) -> int:
+    t = title.strip()
+    if re.search("关键词索引|术语表", page):
+        return 4
+    for kind, pattern in ((0, r"(入门|进阶)?\s*\d{2} · "), (1, r"\d+\.\d+ |🟢"), (3, "练习 "),
+                          (4, r"(第 \d+ 题|测验|小结|附录|本章更新说明|练习$)")):
+        if re.match(pattern, t):
+            return kind
+    return 2
+
+
+@pytest.mark.parametrize("query, chapter", [("jit", "02_JIT编译"), ("scan", "01_控制流与变换"),
+                                            ("grad", "03_自动微分grad"), ("vmap", "04_自动向量化vmap")])
+def test_search_lists_teaching_sections_before_exercises(site, browser, query, chapter):
+    """Among the sections whose heading names the query: the chapter first, then its teaching text (numbered
+    sections and 🟢 必读), other headings, exercises, then quizzes, summaries and the index pages; so 'jit'
+    opens with chapter 02 (before: a section of 进阶 01 that names jit among grad and vmap) and 'scan' with
+    a section, not an exercise (before: 练习 6.2)."""
+    page = browser["ctx"].new_page()
+    page.goto(site["base"] + urllib.parse.quote(_page_html(FIRST_CHAPTER)))
+    page.locator("#search").fill(query)
+    hits = page.locator("#search-results a")
+    hits.first.wait_for(timeout=20_000)
+    titles = hits.locator(".hit-title").all_inner_texts()
+    pages = hits.locator(".hit-page").all_inner_texts()
+    hrefs = [urllib.parse.unquote(h) for h in hits.evaluate_all("els => els.map(a => a.getAttribute('href'))")]
+    assert chapter in hrefs[0] and _kind(titles[0], pages[0]) <= 1, f"{query!r}: first result {titles[0]!r} ({hrefs[0]})"
+    kinds = [_kind(t, p) for t, p in zip(titles, pages) if query.lower() in t.lower()]
+    assert kinds == sorted(kinds), f"{query!r}: sections out of order {list(zip(kinds, titles))}"
+    page.close()
+
+
 def test_readers_copy_is_marked_and_restore_keeps_it(site, browser):
     """A saved edit is marked as the reader's copy (a save with no source changed is not); 恢复原版 brings the
     course back and keeps the edit."""
