@@ -280,17 +280,23 @@ def test_search_finds_the_section(site, browser, query, where):
     page.close()
 
 
-@pytest.mark.parametrize("query", ["分片", "x64", "scan", "jax.export", "checkpoint"])
-def test_search_puts_a_section_named_after_the_query_first_and_lists_each_section_once(site, browser, query):
-    """Queries that missed before (issue 43): a section whose heading names the query comes first, and a
-    hit in a section's 课程讲解/课程代码 is folded into that section (one result per section)."""
+def _search(site, browser, query: str):
+    """Type `query` into the search box of chapter 1's reading page; the page and the results' titles, pages
+    and (unquoted) links, in the order shown."""
     page = browser["ctx"].new_page()
     page.goto(site["base"] + urllib.parse.quote(_page_html(FIRST_CHAPTER)))
     page.locator("#search").fill(query)
     hits = page.locator("#search-results a")
     hits.first.wait_for(timeout=20_000)
-    titles = hits.locator(".hit-title").all_inner_texts()
     hrefs = [urllib.parse.unquote(h) for h in hits.evaluate_all("els => els.map(a => a.getAttribute('href'))")]
+    return page, hits.locator(".hit-title").all_inner_texts(), hits.locator(".hit-page").all_inner_texts(), hrefs
+
+
+@pytest.mark.parametrize("query", ["分片", "x64", "scan", "jax.export", "checkpoint"])
+def test_search_puts_a_section_named_after_the_query_first_and_lists_each_section_once(site, browser, query):
+    """Queries that missed before (issue 43): a section whose heading names the query comes first, and a
+    hit in a section's 课程讲解/课程代码 is folded into that section (one result per section)."""
+    page, titles, pages, hrefs = _search(site, browser, query)
     assert query.lower() in titles[0].lower(), f"{query!r}: first result {titles[0]!r} ({hrefs[0]}) does not name it"
     assert not [t for t in titles if t.strip() in ("课程讲解", "课程代码")], titles
     assert not [h for h in hrefs if h.endswith(("--课程讲解", "--课程代码"))], hrefs
@@ -317,14 +323,7 @@ def test_search_lists_teaching_sections_before_exercises(site, browser, query, c
     sections and 🟢 必读), other headings, exercises, then quizzes, summaries and the index pages; so 'jit'
     opens with chapter 02 (before: a section of 进阶 01 that names jit among grad and vmap) and 'scan' with
     a section, not an exercise (before: 练习 6.2)."""
-    page = browser["ctx"].new_page()
-    page.goto(site["base"] + urllib.parse.quote(_page_html(FIRST_CHAPTER)))
-    page.locator("#search").fill(query)
-    hits = page.locator("#search-results a")
-    hits.first.wait_for(timeout=20_000)
-    titles = hits.locator(".hit-title").all_inner_texts()
-    pages = hits.locator(".hit-page").all_inner_texts()
-    hrefs = [urllib.parse.unquote(h) for h in hits.evaluate_all("els => els.map(a => a.getAttribute('href'))")]
+    page, titles, pages, hrefs = _search(site, browser, query)
     assert chapter in hrefs[0] and _kind(titles[0], pages[0]) <= 1, f"{query!r}: first result {titles[0]!r} ({hrefs[0]})"
     kinds = [_kind(t, p) for t, p in zip(titles, pages) if query.lower() in t.lower()]
     assert kinds == sorted(kinds), f"{query!r}: sections out of order {list(zip(kinds, titles))}"
